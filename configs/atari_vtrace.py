@@ -1,0 +1,54 @@
+"""V-trace on Atari (ALE via ale-py + gymnasium) with SEED RL's Atari settings.
+
+Environment protocol: sticky actions 0.25, frame skip 4 with max-pooling, 84x84
+grayscale, up to 30 no-op starts, full action set, episodes capped at 108k frames.
+Optimizer: Adam, learning rate 0.00048 decayed linearly to 0, epsilon 1e-3 (SEED RL's
+Atari choices). Network: SEED's deep ResNet torso + LSTM 256.
+`--config.env.game=Breakout` picks another game.
+"""
+
+import ml_collections
+
+from configs import cartpole_vtrace
+
+
+def get_config():
+  config = cartpole_vtrace.get_config()
+  config.total_environment_frames = 200_000_000
+
+  config.env = ml_collections.ConfigDict()
+  config.env.name = 'atari'
+  config.env.game = 'Pong'                     # Any ALE game name, e.g. 'Breakout'.
+  config.env.sticky_action_probability = 0.25  # Chance the previous action repeats.
+  config.env.frame_skip = 4                    # Frames per agent step (max-pooled).
+  config.env.screen_size = 84                  # Observations are screen_size^2 grayscale.
+  config.env.noop_max = 30                     # Up to this many no-ops at episode start.
+  config.env.full_action_space = True          # All 18 actions, whatever the game.
+  config.env.max_episode_frames = 108_000      # 30 minutes of play at 60 Hz.
+
+  config.network.torso = 'resnet'
+  config.network.lstm_size = 256
+  config.network.resnet_hidden_size = 256
+
+  config.actors.num = 2
+  config.actors.env_batch_size = 16
+  config.evaluators.num = 1
+  config.evaluators.env_batch_size = 2
+  config.evaluators.epsilon = 0.01
+
+  config.inference.batch_size = 32
+  config.inference.timeout_us = 10_000
+
+  config.learner.batch_size = 32
+  config.learner.unroll_length = 100
+  config.learner.queue_capacity = 64
+  config.learner.learning_rate = 0.00048
+  config.learner.adam_beta1 = 0.9
+  config.learner.adam_beta2 = 0.999
+  config.learner.adam_epsilon = 1e-3
+  config.learner.entropy_cost = 0.01
+  config.learner.reward_clipping = 'abs_one'
+
+  config.logging.interval_seconds = 30.0
+  config.logging.checkpoint_interval_seconds = 600.0
+  return config

@@ -1,0 +1,60 @@
+"""V-trace on CartPole-v1: the embedded default, small and fast on a 2-core laptop.
+
+Override any key on the command line, e.g. `--config.actors.num=4`.
+"""
+
+import ml_collections
+
+
+def get_config():
+  config = ml_collections.ConfigDict()
+  config.algorithm = 'vtrace'
+  config.seed = 0                              # Base seed; actor i uses seed + 1000 * (i + 1).
+  config.logdir = ''                           # Set by --logdir of launch.local.
+  config.total_environment_frames = 500_000    # Stop after this many frames (with frame skip).
+
+  config.env = ml_collections.ConfigDict()
+  config.env.name = 'cartpole'                 # 'cartpole', 'atari' or 'football'.
+
+  config.network = ml_collections.ConfigDict()
+  config.network.torso = 'mlp'                 # 'mlp' for vectors, 'resnet' for images.
+  config.network.mlp_sizes = (64, 64)          # Hidden layers of the MLP torso.
+  config.network.lstm_size = 64                # Width of the recurrent core.
+  config.network.resnet_hidden_size = 256      # Dense layer after the ResNet (unused here).
+
+  config.actors = ml_collections.ConfigDict()
+  config.actors.num = 2                        # Actor processes.
+  config.actors.env_batch_size = 16            # Environments stepped by each actor.
+
+  config.evaluators = ml_collections.ConfigDict()
+  config.evaluators.num = 1                    # Evaluator processes (0 for none).
+  config.evaluators.env_batch_size = 2         # Environments per evaluator.
+  config.evaluators.epsilon = 0.0              # Random-action probability; 0 is greedy.
+
+  config.inference = ml_collections.ConfigDict()
+  config.inference.batch_size = 64             # Most environments in one inference call.
+  config.inference.timeout_us = 2000           # Longest wait for a batch to fill (µs).
+
+  config.learner = ml_collections.ConfigDict()
+  config.learner.batch_size = 16               # Unrolls per training step.
+  config.learner.unroll_length = 20            # Agent steps per unroll (unrolls hold one more).
+  config.learner.queue_capacity = 64           # Unrolls waiting for training; full blocks inference.
+  config.learner.queue_max_bytes = 2 << 30     # Refuse configs whose queue would exceed this.
+  config.learner.learning_rate = 2e-3          # Adam step size.
+  config.learner.learning_rate_decay = True    # Linear decay to 0 at total_environment_frames.
+  config.learner.adam_beta1 = 0.9
+  config.learner.adam_beta2 = 0.999
+  config.learner.adam_epsilon = 1e-7
+  config.learner.discount = 0.99
+  config.learner.baseline_cost = 0.5           # Weight of 0.5 * squared V-trace value error.
+  config.learner.entropy_cost = 0.01           # Weight of the entropy bonus.
+  config.learner.lambda_ = 1.0                 # V-trace lambda.
+  config.learner.reward_clipping = 'none'      # 'none', 'abs_one' or 'soft_asymmetric'.
+  config.learner.gradient_clip_norm = 40.0     # Global-norm gradient clipping; 0 disables.
+  config.learner.clip_rho_threshold = 1.0      # V-trace rho-bar.
+  config.learner.clip_pg_rho_threshold = 1.0   # rho-bar of the policy-gradient advantages.
+
+  config.logging = ml_collections.ConfigDict()
+  config.logging.interval_seconds = 5.0        # Seconds between metrics.jsonl lines.
+  config.logging.checkpoint_interval_seconds = 120.0
+  return config

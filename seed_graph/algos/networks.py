@@ -1,0 +1,149 @@
+"""Sonnet 2 networks for the actor-critic agents: torsos plus a recurrent core.
+
+An agent sees, at every step, the observation, the previous action (one-hot) and the
+previous reward, as in SEED RL. Its recurrent state is reset to zero wherever `done`
+is set: the observation at such a step is the first of a new episode.
+"""
+
+import collections
+from typing import Sequence
+
+import sonnet as snt
+import tensorflow as tf
+
+AgentOutput = collections.namedtuple('AgentOutput', ['policy_logits', 'baseline'])
+
+
+class MLPTorso(snt.Module):
+  """Fully connected torso for vector observations."""
+
+  def __init__(self, hidden_sizes: Sequence[int], name='mlp_torso'):
+    super().__init__(name=name)
+    self._mlp = snt.nets.MLP(list(hidden_sizes), activate_final=True)
+
+  def __call__(self, observations):
+    observations = tf.cast(observations, tf.float32)
+    flat = tf.reshape(observations, [tf.shape(observations)[0], -1])
+    return self._mlp(flat)
+
+
+class _ResidualBlock(snt.Module):
+
+  def __init__(self, channels, name=None):
+    super().__init__(name=name)
+    self._conv_a = snt.Conv2D(channels, 3, stride=1, padding='SAME')
+    self._conv_b = snt.Conv2D(channels, 3, stride=1, padding='SAME')
+
+  def __call__(self, x):
+    residual = self._conv_b(tf.nn.relu(self._conv_a(tf.nn.relu(x))))
+    return x + residual
+
+
+class ResNetTorso(snt.Module):
+  """SEED RL's deep torso for images: three conv stacks (16, 32, 32), then dense 256.
+
+  Each stack is a 3x3 convolution, a 3x3 max-pool of stride 2 and two residual blocks.
+  uint8 pixels are scaled to [0, 1] here, so actors and replay keep them as bytes.
+  """
+
+  def __init__(self, channels=(16, 32, 32), hidden_size=256, name='resnet_torso'):
+    super().__init__(name=name)
+    self._stacks = []
+    for index, num_channels in enumerate(channels):
+      self._stacks.append((
+          snt.Conv2D(num_channels, 3, stride=1, padding='SAME', name=f'conv_{index}'),
+          _ResidualBlock(num_channels, name=f'residual_{index}_a'),
+          _ResidualBlock(num_channels, name=f'residual_{index}_b'),
+      ))
+    self._linear = snt.Linear(hidden_size)
+
+  def __call__(self, observations):
+    x = tf.cast(observations, tf.float32) / 255.0
+    if x.shape.rank == 3:  # [B, H, W] grayscale without a channel axis.
+      x = x[..., tf.newaxis]
+    for conv, block_a, block_b in self._stacks:
+      x = conv(x)
+      x = tf.nn.pool(x, window_shape=[3, 3], pooling_type='MAX', padding='SAME',
+                     strides=[2, 2])
+      x = block_b(block_a(x))
+    x = tf.nn.relu(x)
+    x = snt.Flatten()(x)
+    return tf.nn.relu(self._linear(x))
+
+
+class ActorCriticAgent(snt.Module):
+  """torso(observation) ++ one-hot(previous action) ++ clipped previous reward -> LSTM
+  -> policy logits and a value baseline."""
+
+  def __init__(self, num_actions: int, torso: snt.Module, lstm_size: int,
+               name='actor_critic'):
+    super().__init__(name=name)
+    self._num_actions = num_actions
+    self._torso = torso
+    self._core = snt.LSTM(lstm_size)
+    self._policy_head = snt.Linear(num_actions, name='policy_logits')
+    self._baseline_head = snt.Linear(1, name='baseline')
+
+  @property
+  def num_actions(self):
+    return self._num_actions
+
+  def initial_state(self, batch_size):
+    return self._core.initial_state(batch_size)
+
+  def _embed(self, prev_actions, rewards, observations):
+    features = self._torso(observations)
+    one_hot_actions = tf.one_hot(prev_actions, self._num_actions)
+    clipped_rewards = tf.clip_by_value(tf.cast(rewards, tf.float32), -1.0, 1.0)
+    return tf.concat([features, one_hot_actions, clipped_rewards[:, tf.newaxis]], axis=-1)
+
+  def _reset_where_done(self, core_state, dones):
+    keep = 1.0 - tf.cast(dones, tf.float32)[:, tf.newaxis]
+    return tf.nest.map_structure(lambda s: s * keep, core_state)
+
+  def _heads(self, core_output):
+    return AgentOutput(
+        policy_logits=self._policy_head(core_output),
+        baseline=tf.squeeze(self._baseline_head(core_output), axis=-1))
+
+  def step(self, prev_actions, rewards, dones, observations, core_state):
+    """One step for a batch `[B]` of environments. Returns (AgentOutput, new state)."""
+    embedding = self._embed(prev_actions, rewards, observations)
+    core_output, core_state = self._core(
+        embedding, self._reset_where_done(core_state, dones))
+    return self._heads(core_output), core_state
+
+  def unroll(self, prev_actions, rewards, dones, observations, core_state):
+    """Time-major unroll over `[T, B]` inputs from `core_state` (the state before step 0).
+
+    Returns (AgentOutput with `[T, B, ...]` fields, final state).
+    """
+    num_steps, batch_size = tf.shape(prev_actions)[0], tf.shape(prev_actions)[1]
+    flat = lambda x: tf.reshape(x, tf.concat([[num_steps * batch_size], tf.shape(x)[2:]], 0))
+    embeddings = self._embed(flat(prev_actions), flat(rewards), flat(observations))
+    embeddings = tf.reshape(
+        embeddings, tf.concat([[num_steps, batch_size], tf.shape(embeddings)[1:]], 0))
+    # The unroll length is static inside the learner's tf.function, so a Python loop
+    # builds a fixed graph; the reset mask keeps episodes inside an unroll apart.
+    core_outputs = []
+    for t in range(prev_actions.shape[0]):
+      core_state = self._reset_where_done(core_state, dones[t])
+      core_output, core_state = self._core(embeddings[t], core_state)
+      core_outputs.append(core_output)
+    outputs = self._heads(tf.concat(core_outputs, axis=0))
+    outputs = tf.nest.map_structure(
+        lambda x: tf.reshape(x, tf.concat([[num_steps, batch_size], tf.shape(x)[1:]], 0)),
+        outputs)
+    return outputs, core_state
+
+
+def make_agent(network_config, observation_shape, num_actions) -> ActorCriticAgent:
+  """Builds the agent named by `network_config.torso` ('mlp' or 'resnet')."""
+  if network_config.torso == 'mlp':
+    torso = MLPTorso(network_config.mlp_sizes)
+  elif network_config.torso == 'resnet':
+    torso = ResNetTorso(hidden_size=network_config.resnet_hidden_size)
+  else:
+    raise ValueError(f"network.torso={network_config.torso!r}: expected 'mlp' or 'resnet'")
+  del observation_shape  # Sonnet modules infer input sizes on first call.
+  return ActorCriticAgent(num_actions, torso, network_config.lstm_size)

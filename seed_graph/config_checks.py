@@ -1,0 +1,138 @@
+"""Checks of an experiment config, run before any process starts.
+
+Every error is a `ConfigError` whose message starts with the dotted key at fault.
+"""
+
+import numpy as np
+
+from seed_graph import envs
+
+
+class ConfigError(ValueError):
+  pass
+
+
+# Keys of a V-trace config and their types (env keys are checked by the env module).
+VTRACE_SCHEMA = {
+    'algorithm': str,
+    'seed': int,
+    'logdir': str,
+    'total_environment_frames': int,
+    'env': dict,
+    'network': {
+        'torso': str, 'mlp_sizes': tuple, 'lstm_size': int, 'resnet_hidden_size': int,
+    },
+    'actors': {'num': int, 'env_batch_size': int},
+    'evaluators': {'num': int, 'env_batch_size': int, 'epsilon': float},
+    'inference': {'batch_size': int, 'timeout_us': int},
+    'learner': {
+        'batch_size': int, 'unroll_length': int, 'queue_capacity': int,
+        'queue_max_bytes': int, 'learning_rate': float, 'learning_rate_decay': bool,
+        'adam_beta1': float, 'adam_beta2': float, 'adam_epsilon': float,
+        'discount': float, 'baseline_cost': float, 'entropy_cost': float,
+        'lambda_': float, 'reward_clipping': str, 'gradient_clip_norm': float,
+        'clip_rho_threshold': float, 'clip_pg_rho_threshold': float,
+    },
+    'logging': {'interval_seconds': float, 'checkpoint_interval_seconds': float},
+}
+
+REWARD_CLIPPING_MODES = ('none', 'abs_one', 'soft_asymmetric')
+
+
+def _check_keys(config, schema, prefix=''):
+  present = set(config.keys())
+  for key in sorted(present - set(schema)):
+    raise ConfigError(f'{prefix}{key}: unknown config key (known here: '
+                      f'{", ".join(sorted(schema))})')
+  for key in sorted(set(schema) - present):
+    raise ConfigError(f'{prefix}{key}: missing from the config')
+  for key, expected in schema.items():
+    value = config[key]
+    if isinstance(expected, dict):
+      _check_keys(value, expected, prefix=f'{prefix}{key}.')
+    elif expected is dict:
+      if not hasattr(value, 'keys'):
+        raise ConfigError(f'{prefix}{key}: expected a config section')
+    elif expected is float:
+      if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f'{prefix}{key}: expected a number, got {value!r}')
+    elif expected is tuple:
+      if not isinstance(value, (tuple, list)):
+        raise ConfigError(f'{prefix}{key}: expected a tuple, got {value!r}')
+    elif expected is int:
+      if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f'{prefix}{key}: expected an integer, got {value!r}')
+    elif not isinstance(value, expected):
+      raise ConfigError(f'{prefix}{key}: expected {expected.__name__}, got {value!r}')
+
+
+def _positive(config, *keys):
+  for key in keys:
+    value = config
+    for part in key.split('.'):
+      value = value[part]
+    if value <= 0:
+      raise ConfigError(f'{key}: must be positive, got {value}')
+
+
+def validate_vtrace_config(config):
+  """Raises ConfigError naming the first bad key of a V-trace config."""
+  _check_keys(config, VTRACE_SCHEMA)
+  if config.algorithm != 'vtrace':
+    raise ConfigError(f"algorithm: this program runs 'vtrace', got {config.algorithm!r}")
+  if not config.logdir:
+    raise ConfigError('logdir: empty; pass --logdir=DIR')
+  _positive(config, 'total_environment_frames', 'network.lstm_size',
+            'network.resnet_hidden_size', 'actors.num', 'actors.env_batch_size',
+            'inference.batch_size', 'inference.timeout_us', 'learner.batch_size',
+            'learner.unroll_length', 'learner.queue_capacity', 'learner.queue_max_bytes',
+            'learner.learning_rate', 'learner.adam_epsilon',
+            'logging.interval_seconds', 'logging.checkpoint_interval_seconds')
+  if config.evaluators.num < 0:
+    raise ConfigError(f'evaluators.num: must be >= 0, got {config.evaluators.num}')
+  if config.evaluators.num and config.evaluators.env_batch_size <= 0:
+    raise ConfigError('evaluators.env_batch_size: must be positive, got '
+                      f'{config.evaluators.env_batch_size}')
+  if not 0.0 <= config.evaluators.epsilon <= 1.0:
+    raise ConfigError(f'evaluators.epsilon: must be in [0, 1], got {config.evaluators.epsilon}')
+  if config.network.torso not in ('mlp', 'resnet'):
+    raise ConfigError(f"network.torso: expected 'mlp' or 'resnet', got {config.network.torso!r}")
+  if any((not isinstance(s, int)) or s <= 0 for s in config.network.mlp_sizes):
+    raise ConfigError(f'network.mlp_sizes: expected positive integers, got '
+                      f'{tuple(config.network.mlp_sizes)}')
+  largest_request = max(config.actors.env_batch_size, config.evaluators.env_batch_size
+                        if config.evaluators.num else 0)
+  if largest_request > config.inference.batch_size:
+    raise ConfigError(
+        f'inference.batch_size: {config.inference.batch_size} is smaller than one '
+        f'actor request ({largest_request} environments)')
+  learner = config.learner
+  if learner.queue_capacity < learner.batch_size:
+    raise ConfigError(f'learner.queue_capacity: {learner.queue_capacity} unrolls cannot '
+                      f'hold one training batch of {learner.batch_size}')
+  for key in ('discount', 'lambda_', 'adam_beta1', 'adam_beta2'):
+    if not 0.0 <= learner[key] <= 1.0:
+      raise ConfigError(f'learner.{key}: must be in [0, 1], got {learner[key]}')
+  for key in ('baseline_cost', 'entropy_cost', 'gradient_clip_norm',
+              'clip_rho_threshold', 'clip_pg_rho_threshold'):
+    if learner[key] < 0:
+      raise ConfigError(f'learner.{key}: must be >= 0, got {learner[key]}')
+  if learner.reward_clipping not in REWARD_CLIPPING_MODES:
+    raise ConfigError(f'learner.reward_clipping: {learner.reward_clipping!r} is not one of '
+                      f'{REWARD_CLIPPING_MODES}')
+
+  try:
+    envs.validate_config(config.env)
+  except ValueError as e:
+    raise ConfigError(str(e)) from None
+  info = envs.EnvironmentInfo(config.env)
+  step_bytes = (int(np.prod(info.observation_shape)) * info.observation_dtype.itemsize
+                + 4 * (info.num_actions + 4))
+  queue_bytes = learner.queue_capacity * (learner.unroll_length + 1) * step_bytes
+  if queue_bytes > learner.queue_max_bytes:
+    raise ConfigError(
+        f'learner.unroll_length: {learner.queue_capacity} queued unrolls of '
+        f'{learner.unroll_length + 1} steps take {queue_bytes / 2**30:.2f} GiB, more than '
+        f'learner.queue_max_bytes ({learner.queue_max_bytes / 2**30:.2f} GiB); shorten the '
+        'unroll or the queue')
+  return info

@@ -1,0 +1,49 @@
+"""Gymnasium environments as dm_env environments with one array observation."""
+
+import dm_env
+from dm_env import specs
+import numpy as np
+
+
+class GymnasiumEnv(dm_env.Environment):
+  """Adapts a gymnasium env with a Box observation and a Discrete action space.
+
+  Termination and time-limit truncation both end the episode (`dm_env.termination` vs
+  `dm_env.truncation`, so discount 0 vs 1 is kept for users who want it). `frames_per_step`
+  is how many emulator frames one step consumes (frame skip), for frame counting.
+  """
+
+  def __init__(self, gym_env, seed: int, frames_per_step: int = 1):
+    self._env = gym_env
+    self._seed = seed
+    self._first_reset = True
+    self.frames_per_step = frames_per_step
+    space = gym_env.observation_space
+    self._observation_spec = specs.Array(space.shape, space.dtype, name='observation')
+    self._action_spec = specs.DiscreteArray(int(gym_env.action_space.n), name='action')
+
+  def reset(self) -> dm_env.TimeStep:
+    if self._first_reset:
+      observation, _ = self._env.reset(seed=self._seed)
+      self._first_reset = False
+    else:
+      observation, _ = self._env.reset()
+    return dm_env.restart(np.asarray(observation, self._observation_spec.dtype))
+
+  def step(self, action) -> dm_env.TimeStep:
+    observation, reward, terminated, truncated, _ = self._env.step(int(action))
+    observation = np.asarray(observation, self._observation_spec.dtype)
+    if terminated:
+      return dm_env.termination(reward, observation)
+    if truncated:
+      return dm_env.truncation(reward, observation)
+    return dm_env.transition(reward, observation)
+
+  def observation_spec(self):
+    return self._observation_spec
+
+  def action_spec(self):
+    return self._action_spec
+
+  def close(self):
+    self._env.close()

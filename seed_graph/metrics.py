@@ -1,0 +1,46 @@
+"""Progress output of a run: `metrics.jsonl` (one JSON object a line), TensorBoard
+summaries and a short line on stdout, all from the same dict."""
+
+import json
+import math
+import os
+import time
+
+import tensorflow as tf
+
+
+class MetricsWriter:
+
+  def __init__(self, logdir: str, print_keys=('frames', 'learner_steps', 'fps',
+                                              'episode_return', 'eval_episode_return')):
+    os.makedirs(logdir, exist_ok=True)
+    self._jsonl = open(os.path.join(logdir, 'metrics.jsonl'), 'a', buffering=1)
+    self._summary = tf.summary.create_file_writer(os.path.join(logdir, 'tensorboard'))
+    self._print_keys = print_keys
+    self._start = time.time()
+
+  def write(self, metrics: dict):
+    """Writes `metrics` (numbers, or None for "not measured yet") at step `frames`."""
+    record = {k: (None if isinstance(v, float) and math.isnan(v) else v)
+              for k, v in metrics.items()}
+    record.setdefault('wall_time', time.time() - self._start)
+    self._jsonl.write(json.dumps(record) + '\n')
+    with self._summary.as_default(step=int(record.get('frames', 0))):
+      for key, value in record.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+          tf.summary.scalar(key.replace('eval_', 'eval/'), value)
+    self._summary.flush()
+    shown = ' '.join(f'{k}={_fmt(record[k])}' for k in self._print_keys if k in record)
+    print(f'[learner] {shown}', flush=True)
+
+  def close(self):
+    self._jsonl.close()
+    self._summary.close()
+
+
+def _fmt(value):
+  if value is None:
+    return '-'
+  if isinstance(value, float):
+    return f'{value:.4g}'
+  return str(value)

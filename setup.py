@@ -1,0 +1,31 @@
+"""seed_graph: SEED RL (central inference, V-trace, R2D2) as Launchpad program graphs."""
+
+import setuptools
+
+setuptools.setup(
+    name='seed_graph',
+    version='0.1.0',
+    description='SEED RL as declarative Launchpad program graphs.',
+    python_requires='>=3.10,<3.11',  # dm-launchpad 0.5.2 ships wheels up to 3.10 only.
+    packages=setuptools.find_packages(include=(
+        'seed_graph', 'seed_graph.*', 'launch', 'launch.*', 'configs', 'configs.*')),
+    install_requires=[
+        'absl-py',
+        'dm-env==1.6',
+        'dm-launchpad==0.5.2',
+        'dm-reverb==0.7.2',
+        'dm-sonnet==2.0.2',
+        'dm-tree',
+        'grpcio==1.85.0',
+        'gymnasium==1.4.0',
+        'ale-py==0.12.1',
+        'ml-collections',
+        'numpy==1.22.4',
+        'opencv-python-headless<4.12',
+        'portpicker',
+        'protobuf<3.20',
+        'psutil',
+        'tensorflow==2.8.4',
+    ],
+    extras_require={'test': ['pytest']},
+)

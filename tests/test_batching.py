@@ -1,0 +1,110 @@
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from seed_graph import batching
+
+
+def _double(requests):
+  return [r * 2 for r in requests]
+
+
+def test_concurrent_callers_get_their_own_results():
+  seen_batches = []
+
+  def process(requests):
+    seen_batches.append(sum(len(r) for r in requests))
+    return [r * 10 for r in requests]
+
+  batcher = batching.DynamicBatcher(process, max_batch_rows=64, timeout_us=20_000,
+                                    request_keys=lambda r: r).start()
+  results = {}
+  errors = []
+
+  def caller(index):
+    keys = np.arange(index * 4, index * 4 + 4)
+    try:
+      for _ in range(50):
+        out = batcher.submit(keys).result(timeout=10)
+        np.testing.assert_array_equal(out, keys * 10)
+      results[index] = True
+    except Exception as e:  # pylint: disable=broad-except
+      errors.append(e)
+
+  threads = [threading.Thread(target=caller, args=(i,)) for i in range(8)]
+  for t in threads:
+    t.start()
+  for t in threads:
+    t.join()
+  batcher.stop()
+  assert not errors
+  assert len(results) == 8
+  assert max(seen_batches) <= 64
+  assert max(seen_batches) > 4  # Requests from different callers were batched together.
+
+
+def test_full_batch_goes_without_waiting_for_timeout():
+  batcher = batching.DynamicBatcher(_double, max_batch_rows=4, timeout_us=10_000_000,
+                                    request_keys=lambda r: r).start()
+  start = time.time()
+  futures = [batcher.submit(np.array([2 * i, 2 * i + 1])) for i in range(2)]
+  for f in futures:
+    f.result(timeout=5)
+  assert time.time() - start < 2
+  batcher.stop()
+
+
+def test_partial_batch_goes_after_timeout():
+  batcher = batching.DynamicBatcher(_double, max_batch_rows=100, timeout_us=50_000,
+                                    request_keys=lambda r: r).start()
+  start = time.time()
+  np.testing.assert_array_equal(batcher.submit(np.array([3])).result(timeout=5), [6])
+  assert 0.04 < time.time() - start < 2
+  batcher.stop()
+
+
+def test_same_keys_go_to_different_batches():
+  batches = []
+
+  def process(requests):
+    batches.append([r.tolist() for r in requests])
+    return requests
+
+  batcher = batching.DynamicBatcher(process, max_batch_rows=100, timeout_us=100_000,
+                                    request_keys=lambda r: r)
+  first = batcher.submit(np.array([1, 2]))
+  second = batcher.submit(np.array([2, 3]))  # Shares env 2 with the first.
+  third = batcher.submit(np.array([4]))
+  batcher.start()
+  for f in (first, second, third):
+    f.result(timeout=5)
+  batcher.stop()
+  assert batches[0] == [[1, 2], [4]]
+  assert batches[1] == [[2, 3]]
+
+
+def test_error_reaches_only_that_batch_and_batcher_survives():
+  def process(requests):
+    if any(r[0] < 0 for r in requests):
+      raise ValueError('bad rows')
+    return requests
+
+  batcher = batching.DynamicBatcher(process, max_batch_rows=1, timeout_us=1000,
+                                    request_keys=lambda r: r).start()
+  with pytest.raises(ValueError, match='bad rows'):
+    batcher.submit(np.array([-1])).result(timeout=5)
+  np.testing.assert_array_equal(batcher.submit(np.array([5])).result(timeout=5), [5])
+  batcher.stop()
+
+
+def test_stop_fails_waiting_requests():
+  batcher = batching.DynamicBatcher(_double, max_batch_rows=4, timeout_us=1000,
+                                    request_keys=lambda r: r)
+  future = batcher.submit(np.array([1]))
+  batcher.stop()
+  with pytest.raises(batching.BatcherStopped):
+    future.result(timeout=5)
+  with pytest.raises(batching.BatcherStopped):
+    batcher.submit(np.array([2])).result(timeout=5)

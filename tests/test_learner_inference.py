@@ -1,0 +1,202 @@
+"""The learner's inference edge with real gRPC streams and real actors (no Launchpad)."""
+
+import queue
+import threading
+import time
+
+import grpc
+import numpy as np
+import portpicker
+import pytest
+import tensorflow as tf
+
+from seed_graph import wire
+from seed_graph.nodes import actor as actor_lib
+from seed_graph.nodes import learner as learner_lib
+from tests import helpers
+
+
+@pytest.fixture
+def learner(tmp_path):
+  config = helpers.small_cartpole_config(tmp_path)
+  node = learner_lib.LearnerInference(config)
+  port = portpicker.pick_unused_port()
+  node._start_inference(port)
+  node.address = f'localhost:{port}'
+  node.config = config
+  yield node
+  node._shutdown_inference()
+
+
+def _client(learner):
+  return learner_lib.LearnerClient('localhost:1', learner.address)
+
+
+def _request(env_ids, observations, run_id=1, is_eval=False, rewards=None, dones=None):
+  env_ids = np.asarray(env_ids, np.int32)
+  rows = len(env_ids)
+  return wire.encode({
+      'env_ids': env_ids,
+      'run_ids': np.full(rows, run_id, np.int64),
+      'rewards': np.zeros(rows, np.float32) if rewards is None else rewards,
+      'dones': np.zeros(rows, bool) if dones is None else dones,
+      'observations': np.asarray(observations, np.float32),
+  }, {'eval': is_eval})
+
+
+def test_each_caller_gets_its_own_actions(learner):
+  # Replace the policy by one whose action is read off the observation, so a caller
+  # can tell whether it got its own rows back.
+  def echo_policy(prev_actions, rewards, dones, observations, core_state, is_eval):
+    actions = tf.cast(observations[:, 0], tf.int32)
+    logits = tf.zeros([tf.shape(observations)[0], 2])
+    return actions, logits, core_state
+  learner._inference_fn = echo_policy
+  learner._unrolls = queue.Queue()  # Nobody trains here: keep back-pressure out of it.
+
+  errors = []
+
+  def caller(actor_index):
+    stream = _client(learner).inference.open_stream()
+    env_ids = np.arange(4 * actor_index, 4 * actor_index + 4)
+    try:
+      for step in range(40):
+        marks = 1000 * actor_index + 10 * step + np.arange(4)
+        observations = np.stack([marks, np.zeros(4), np.zeros(4), np.zeros(4)], axis=1)
+        actions = wire.decode(stream.infer(_request(env_ids, observations)))[0]['actions']
+        np.testing.assert_array_equal(actions, marks)
+    except Exception as e:  # pylint: disable=broad-except
+      errors.append(e)
+    finally:
+      stream.close()
+
+  threads = [threading.Thread(target=caller, args=(i,)) for i in range(2)]
+  for t in threads:
+    t.start()
+  for t in threads:
+    t.join(timeout=60)
+  assert not any(t.is_alive() for t in threads)
+  assert not errors, errors
+  assert learner._batcher.rows_processed == 2 * 40 * 4
+  # Some batches held both callers' requests.
+  assert learner._batcher.batches_processed < 2 * 40
+
+
+def test_actors_and_evaluator_fill_the_unroll_queue(learner):
+  learner._unrolls = queue.Queue()  # Unbounded: back-pressure has its own test.
+  stop = threading.Event()
+  client = _client(learner)
+  actors = [actor_lib.Actor(client, learner.config.env, [0, 1, 2, 3], seed=1, max_steps=12,
+                            stop_event=stop),
+            actor_lib.Actor(client, learner.config.env, [4, 5, 6, 7], seed=2, max_steps=12,
+                            stop_event=stop),
+            actor_lib.Actor(client, learner.config.env, [8, 9], seed=3, is_eval=True,
+                            max_steps=12, stop_event=stop)]
+  threads = [threading.Thread(target=a.run) for a in actors]
+  for t in threads:
+    t.start()
+  for t in threads:
+    t.join(timeout=60)
+  assert not any(t.is_alive() for t in threads)
+  assert [a.steps for a in actors] == [12, 12, 12]
+  # 12 steps with unrolls of 5 (+1 overlap): 2 unrolls per training env, none for eval.
+  assert learner._unrolls.qsize() == 8 * 2
+  assert learner.get_stats()['frames'] == 8 * 12
+  # Padding to a few fixed sizes bounds the number of traces.
+  assert learner.inference_traces <= len(learner_lib.bucket_sizes(16))
+
+
+def test_malformed_message_fails_only_that_caller(learner):
+  good = _client(learner).inference.open_stream()
+  bad = _client(learner).inference.open_stream()
+  observations = np.zeros((4, 4), np.float32)
+  good.infer(_request([0, 1, 2, 3], observations))
+  with pytest.raises(grpc.RpcError) as error:
+    bad.infer(b'not a message at all')
+  assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+  assert 'bad magic' in error.value.details()
+  # The server and the other stream keep going.
+  actions = wire.decode(good.infer(_request([0, 1, 2, 3], observations)))[0]['actions']
+  assert actions.shape == (4,)
+  good.close()
+
+
+@pytest.mark.parametrize('request_bytes,needle', [
+    (_request([0, 1], np.zeros((2, 3))), 'observations: shape'),
+    (_request([0, 99], np.zeros((2, 4))), 'env_ids: training ids must be in'),
+    (_request([0, 0], np.zeros((2, 4))), 'duplicate'),
+    (_request([0, 1], np.zeros((2, 4)), is_eval=True), 'evaluation ids'),
+    (_request([0, 1], np.zeros((2, 4)), run_id=0), 'run_ids'),
+    (wire.encode({'env_ids': np.zeros(2, np.int64)}), 'env_ids: dtype'),
+])
+def test_invalid_requests_are_named(learner, request_bytes, needle):
+  stream = _client(learner).inference.open_stream()
+  with pytest.raises(grpc.RpcError) as error:
+    stream.infer(request_bytes)
+  assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+  assert needle in error.value.details()
+
+
+def test_full_queue_blocks_inference_without_dropping(learner):
+  stop = threading.Event()
+  client = _client(learner)
+  worker = actor_lib.Actor(client, learner.config.env, [0, 1, 2, 3], seed=1,
+                           max_steps=200, stop_event=stop)
+  thread = threading.Thread(target=worker.run)
+  thread.start()
+  # Capacity 8 unrolls; 4 envs make 4 unrolls every 5 steps, so it fills in ~11 steps.
+  deadline = time.time() + 30
+  while learner._unrolls.qsize() < 8 and time.time() < deadline:
+    time.sleep(0.05)
+  time.sleep(0.5)
+  stalled_at = worker.steps
+  time.sleep(0.5)
+  assert worker.steps == stalled_at  # Blocked by back-pressure.
+  assert stalled_at < 200
+  drained = [learner._unrolls.get() for _ in range(8)]
+  deadline = time.time() + 30
+  while worker.steps <= stalled_at + 2 and time.time() < deadline:
+    time.sleep(0.05)
+  assert worker.steps > stalled_at  # Resumed once the learner caught up.
+  # Nothing was dropped: every env's unrolls are consecutive (overlap by one step).
+  by_env = {}
+  while not learner._unrolls.empty():
+    drained.append(learner._unrolls.get())
+  for unroll in drained:
+    by_env.setdefault(unroll.env_id, []).append(unroll)
+  for unrolls in by_env.values():
+    for first, second in zip(unrolls, unrolls[1:]):
+      np.testing.assert_array_equal(first.steps['observations'][-1],
+                                    second.steps['observations'][0])
+  stop.set()
+  learner._unrolls.queue.clear()
+  thread.join(timeout=30)
+
+
+def test_actor_survives_learner_restart(tmp_path):
+  config = helpers.small_cartpole_config(tmp_path)
+  port = portpicker.pick_unused_port()
+  client = learner_lib.LearnerClient('localhost:1', f'localhost:{port}')
+  stop = threading.Event()
+  worker = actor_lib.Actor(client, config.env, [0, 1, 2, 3], seed=1, stop_event=stop,
+                           max_backoff_seconds=0.5)
+  thread = threading.Thread(target=worker.run)
+  thread.start()  # Before the learner exists: it waits for the server.
+  first = learner_lib.LearnerInference(config)
+  first._start_inference(port)
+  deadline = time.time() + 30
+  while worker.steps < 5 and time.time() < deadline:
+    time.sleep(0.05)
+  assert worker.steps >= 5
+  first._shutdown_inference()
+  second = learner_lib.LearnerInference(config)
+  second._start_inference(port)
+  resumed_from = worker.steps
+  deadline = time.time() + 30
+  while worker.steps < resumed_from + 5 and time.time() < deadline:
+    time.sleep(0.05)
+  stop.set()
+  thread.join(timeout=30)
+  second._shutdown_inference()
+  assert worker.steps >= resumed_from + 5
+  assert worker.reconnects >= 1
