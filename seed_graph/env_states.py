@@ -6,7 +6,8 @@ works on a whole inference batch at once (fancy indexing, no per-environment Pyt
 
 Conventions (SEED RL's): the message for a step carries the observation an environment
 now shows, plus the reward and `done` of the transition that led to it. When `done` is
-set, the observation is the first of the next episode (actors reset automatically).
+set, the observation is the first of the next episode (actors reset automatically);
+`truncation` marks a `done` that was a time limit rather than a terminal state.
 
 Unrolls hold `unroll_length + 1` steps; the last step of one unroll is the first of the
 next, so the learner can bootstrap from it. Each unroll carries the recurrent state
@@ -18,8 +19,8 @@ from typing import Dict, List, Sequence, Tuple
 import numpy as np
 
 # Arrays of an unroll, each `[unroll_length + 1, ...]`.
-UNROLL_FIELDS = ('prev_actions', 'rewards', 'dones', 'observations', 'actions',
-                 'behaviour_logits')
+UNROLL_FIELDS = ('prev_actions', 'rewards', 'dones', 'truncations', 'observations',
+                 'actions', 'behaviour_logits')
 
 
 class Unroll:
@@ -56,6 +57,7 @@ class EnvironmentStates:
         'prev_actions': np.zeros((num_envs, steps), np.int32),
         'rewards': np.zeros((num_envs, steps), np.float32),
         'dones': np.zeros((num_envs, steps), bool),
+        'truncations': np.zeros((num_envs, steps), bool),
         'observations': np.zeros((num_envs, steps) + tuple(observation_shape),
                                  observation_dtype),
         'actions': np.zeros((num_envs, steps), np.int32),

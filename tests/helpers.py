@@ -8,10 +8,10 @@ import sys
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def small_cartpole_config(logdir, **overrides):
+def small_cartpole_config(logdir_path, **overrides):
   from configs import cartpole_vtrace  # pylint: disable=g-import-not-at-top
   config = cartpole_vtrace.get_config()
-  config.logdir = str(logdir)
+  config.logdir = str(logdir_path)
   config.actors.num = 2
   config.actors.env_batch_size = 4
   config.evaluators.num = 1

@@ -24,6 +24,7 @@ def _step(states, env_ids, t, run_ids, dones=None):
   actions = np.full(rows, t, np.int32)
   unrolls = states.record(env_ids, {
       'prev_actions': prev_actions, 'rewards': rewards, 'dones': dones,
+      'truncations': np.zeros(rows, bool),
       'observations': np.stack([env_ids, np.full(rows, t)], axis=1).astype(np.float32),
       'actions': actions, 'behaviour_logits': np.zeros((rows, 4), np.float32),
   }, before)

@@ -40,6 +40,7 @@ def _request(env_ids, observations, run_id=1, is_eval=False, rewards=None, dones
       'run_ids': np.full(rows, run_id, np.int64),
       'rewards': np.zeros(rows, np.float32) if rewards is None else rewards,
       'dones': np.zeros(rows, bool) if dones is None else dones,
+      'truncations': np.zeros(rows, bool),
       'observations': np.asarray(observations, np.float32),
   }, {'eval': is_eval})
 
@@ -200,3 +201,20 @@ def test_actor_survives_learner_restart(tmp_path):
   second._shutdown_inference()
   assert worker.steps >= resumed_from + 5
   assert worker.reconnects >= 1
+
+
+def test_courier_control_edge(learner):
+  from launchpad.nodes.courier import courier_utils  # pylint: disable=g-import-not-at-top
+  port = portpicker.pick_unused_port()
+  server = courier_utils.make_courier_server(learner, port=port)
+  server.Start()
+  try:
+    client = learner_lib.LearnerClient(f'localhost:{port}', learner.address)
+    stats = client.control.get_stats()
+    assert stats['frames'] == 0 and stats['learner_steps'] == 0
+    path = client.control.save()
+    assert path.startswith(str(learner.config.logdir))
+    client.control.stop()
+    assert learner._stop.is_set()
+  finally:
+    server.Stop()

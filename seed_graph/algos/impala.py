@@ -4,6 +4,10 @@ An unroll holds `T + 1` steps. Step t carries what the agent saw (observation, p
 action, the reward and `done` of the transition that led to it) and what it did (action,
 behaviour logits). The transition out of step t therefore has reward `rewards[t + 1]`
 and ends the episode when `dones[t + 1]`; the value of the last step bootstraps.
+
+A time limit is not a terminal state: when `truncations[t + 1]` is also set, the
+transition is given V(x_t) as its target (no value or policy update from it), and the
+steps before it bootstrap from V(x_t) instead of learning that the episode ends there.
 """
 
 import collections
@@ -29,7 +33,7 @@ def clip_rewards(rewards, mode: str):
 
 
 def impala_loss(learner_outputs, behaviour_logits, actions, rewards, dones, *,
-                discount, baseline_cost, entropy_cost, reward_clipping='none',
+                discount, truncations=None, baseline_cost, entropy_cost, reward_clipping='none',
                 lambda_=1.0, clip_rho_threshold=1.0, clip_pg_rho_threshold=1.0):
   """Loss of one batch of unrolls.
 
@@ -40,6 +44,7 @@ def impala_loss(learner_outputs, behaviour_logits, actions, rewards, dones, *,
     actions: `[T+1, B]` int actions taken.
     rewards: `[T+1, B]` reward of the transition into each step.
     dones: `[T+1, B]` bool, the transition into each step ended an episode.
+    truncations: `[T+1, B]` bool or None, that end was a time limit.
     discount: gamma.
     baseline_cost, entropy_cost: weights of the value and entropy terms.
     reward_clipping: see `clip_rewards`.
@@ -54,6 +59,10 @@ def impala_loss(learner_outputs, behaviour_logits, actions, rewards, dones, *,
   taken_actions = actions[:-1]
   transition_rewards = clip_rewards(tf.cast(rewards[1:], tf.float32), reward_clipping)
   discounts = tf.cast(~dones[1:], tf.float32) * discount
+  if truncations is not None:
+    # delta_t = r_t + 0 * V(x_t+1) - V(x_t) = 0, so v_t = V(x_t): no signal, and no end.
+    truncated = dones[1:] & truncations[1:]
+    transition_rewards = tf.where(truncated, tf.stop_gradient(values), transition_rewards)
 
   target_log_probs = -tf.nn.sparse_softmax_cross_entropy_with_logits(
       labels=taken_actions, logits=target_logits)

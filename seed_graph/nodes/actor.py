@@ -71,6 +71,7 @@ class Actor:
     observations = np.zeros((batch,) + tuple(spec.shape), spec.dtype)
     rewards = np.zeros(batch, np.float32)
     dones = np.zeros(batch, bool)
+    truncations = np.zeros(batch, bool)
     for i, env in enumerate(environments):
       observations[i] = env.reset().observation
     run_ids = new_run_ids(batch)
@@ -84,6 +85,7 @@ class Actor:
           break
         request = wire.encode({'env_ids': self._env_ids, 'run_ids': run_ids,
                                'rewards': rewards, 'dones': dones,
+                               'truncations': truncations,
                                'observations': observations}, meta)
         try:
           if stream is None:
@@ -110,9 +112,12 @@ class Actor:
           rewards[i] = timestep.reward
           if timestep.last():
             dones[i] = True
+            # dm_env.truncation (a time limit) keeps discount 1; a terminal state has 0.
+            truncations[i] = timestep.discount is not None and timestep.discount > 0
             observations[i] = env.reset().observation
           else:
             dones[i] = False
+            truncations[i] = False
             observations[i] = timestep.observation
         self.steps += 1
     finally:

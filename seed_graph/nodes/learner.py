@@ -39,7 +39,8 @@ from seed_graph.algos import networks
 INFERENCE_PORT_NAME = 'inference'
 
 InferenceRequest = collections.namedtuple(
-    'InferenceRequest', ['env_ids', 'run_ids', 'rewards', 'dones', 'observations', 'is_eval'])
+    'InferenceRequest',
+    ['env_ids', 'run_ids', 'rewards', 'dones', 'truncations', 'observations', 'is_eval'])
 
 
 def bucket_sizes(max_rows: int) -> List[int]:
@@ -67,7 +68,8 @@ class RequestParser:
   def __call__(self, message: bytes) -> InferenceRequest:
     arrays, meta = wire.decode(message)
     expected = {'env_ids': np.int32, 'run_ids': np.int64, 'rewards': np.float32,
-                'dones': np.bool_, 'observations': self._observation_dtype}
+                'dones': np.bool_, 'truncations': np.bool_,
+                'observations': self._observation_dtype}
     for name, dtype in expected.items():
       if name not in arrays:
         raise wire.WireFormatError(f'missing array {name!r}')
@@ -78,7 +80,7 @@ class RequestParser:
     if len(rows) != 1 or not 0 < rows[0] <= self._max_rows:
       raise wire.WireFormatError(
           f'env_ids: shape {rows}, expected [B] with 0 < B <= {self._max_rows}')
-    for name in ('run_ids', 'rewards', 'dones'):
+    for name in ('run_ids', 'rewards', 'dones', 'truncations'):
       if arrays[name].shape != rows:
         raise wire.WireFormatError(f'{name}: shape {arrays[name].shape}, expected {rows}')
     if arrays['observations'].shape != rows + self._observation_shape:
@@ -99,7 +101,7 @@ class RequestParser:
     if (arrays['run_ids'] == 0).any():
       raise wire.WireFormatError('run_ids: must be non-zero')
     return InferenceRequest(env_ids, arrays['run_ids'], arrays['rewards'], arrays['dones'],
-                            arrays['observations'], is_eval)
+                            arrays['truncations'], arrays['observations'], is_eval)
 
 
 class LearnerInference:
@@ -193,6 +195,7 @@ class LearnerInference:
     run_ids = np.concatenate([r.run_ids for r in requests])
     rewards = np.concatenate([r.rewards for r in requests])
     dones = np.concatenate([r.dones for r in requests])
+    truncations = np.concatenate([r.truncations for r in requests])
     observations = np.concatenate([r.observations for r in requests])
     is_eval = np.concatenate([np.full(len(r.env_ids), r.is_eval) for r in requests])
     rows = len(env_ids)
@@ -218,7 +221,8 @@ class LearnerInference:
     if training.any():
       unrolls = states.record(env_ids[training], {
           'prev_actions': prev_actions[training], 'rewards': rewards[training],
-          'dones': dones[training], 'observations': observations[training],
+          'dones': dones[training], 'truncations': truncations[training],
+          'observations': observations[training],
           'actions': actions[training], 'behaviour_logits': logits[training],
       }, [s[training] for s in states_before])
     states.end_step(env_ids, actions, new_state)
@@ -277,7 +281,7 @@ class LearnerInference:
                                       initial_state)
       terms = impala.impala_loss(
           outputs, steps['behaviour_logits'], steps['actions'], steps['rewards'],
-          steps['dones'], discount=learner.discount, baseline_cost=learner.baseline_cost,
+          steps['dones'], truncations=steps['truncations'], discount=learner.discount, baseline_cost=learner.baseline_cost,
           entropy_cost=learner.entropy_cost, reward_clipping=learner.reward_clipping,
           lambda_=learner.lambda_, clip_rho_threshold=learner.clip_rho_threshold,
           clip_pg_rho_threshold=learner.clip_pg_rho_threshold)
@@ -297,7 +301,7 @@ class LearnerInference:
     """Blocks for `batch_size` unrolls; returns None if stopped meanwhile."""
     batch = []
     while len(batch) < self._config.learner.batch_size:
-      if self._stop.is_set():
+      if self._stop.is_set() or _program_stopping():
         return None
       try:
         batch.append(self._unrolls.get(timeout=0.5))

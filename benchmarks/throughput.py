@@ -1,0 +1,165 @@
+r"""Throughput of central inference against stepping the environments alone.
+
+  python benchmarks/throughput.py [--env=atari|cartpole] [--processes=2]
+      [--env_batch_size=16] [--seconds=30]
+
+Two measurements with the same K processes, each stepping `env_batch_size` environments:
+  1. env_only: random actions chosen in the process (no model anywhere);
+  2. central_inference: K real actor nodes sending every observation over the gRPC
+     inference stream to a learner-inference node in this process, which batches the
+     requests, runs a tiny policy (MLP 32 + LSTM 32), assembles unrolls and hands them to
+     a thread that discards them (training switched off).
+Frames count frame skip (4 on Atari). Prints JSON, then a table.
+"""
+
+import json
+import multiprocessing
+import os
+import sys
+import threading
+import time
+
+os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from absl import app  # pylint: disable=g-import-not-at-top
+from absl import flags
+import numpy as np
+
+_ENV = flags.DEFINE_enum('env', 'atari', ['atari', 'cartpole'], 'Environment.')
+_PROCESSES = flags.DEFINE_integer('processes', 2, 'K: environment processes.')
+_ENV_BATCH = flags.DEFINE_integer('env_batch_size', 16, 'Environments per process.')
+_SECONDS = flags.DEFINE_float('seconds', 30.0, 'Measured seconds per mode (after warm-up).')
+_WARMUP = flags.DEFINE_float('warmup_seconds', 10.0, 'Unmeasured seconds first.')
+
+
+def _config(env_name, processes, env_batch_size):
+  if env_name == 'atari':
+    from configs import atari_vtrace as base  # pylint: disable=g-import-not-at-top
+  else:
+    from configs import cartpole_vtrace as base  # pylint: disable=g-import-not-at-top
+  config = base.get_config()
+  config.logdir = '/tmp/seed_graph_benchmark_unused'
+  config.network.torso = 'mlp'
+  config.network.mlp_sizes = (32,)
+  config.network.lstm_size = 32
+  config.actors.num = processes
+  config.actors.env_batch_size = env_batch_size
+  config.evaluators.num = 0
+  config.inference.batch_size = processes * env_batch_size
+  config.inference.timeout_us = 5000
+  config.learner.unroll_length = 20
+  config.learner.batch_size = 1
+  config.learner.queue_capacity = 1024
+  return config
+
+
+def _env_only_worker(env_config, env_batch_size, seed, seconds, warmup, results):
+  from seed_graph import envs  # pylint: disable=g-import-not-at-top
+  environments = [envs.make_environment(env_config, seed + i) for i in range(env_batch_size)]
+  num_actions = environments[0].action_spec().num_values
+  frames_per_step = environments[0].frames_per_step
+  rng = np.random.default_rng(seed)
+  for env in environments:
+    env.reset()
+  steps = 0
+  start = time.time()
+  measure_from, counted_at = start + warmup, None
+  while time.time() < start + warmup + seconds:
+    actions = rng.integers(0, num_actions, env_batch_size)
+    for env, action in zip(environments, actions):
+      if env.step(action).last():
+        env.reset()
+    if counted_at is None and time.time() >= measure_from:
+      counted_at, steps = time.time(), 0
+    elif counted_at is not None:
+      steps += env_batch_size
+  results.put(steps * frames_per_step / (time.time() - counted_at))
+
+
+def _actor_worker(config, actor_index, address):
+  from seed_graph.nodes import actor as actor_lib  # pylint: disable=g-import-not-at-top
+  from seed_graph.nodes import learner as learner_lib  # pylint: disable=g-import-not-at-top
+  from seed_graph import layout  # pylint: disable=g-import-not-at-top
+  client = learner_lib.LearnerClient('localhost:1', address)
+  stop = threading.Event()
+  actor_lib.Actor(client, config.env, layout.actor_env_ids(config, actor_index),
+                  seed=actor_index * 1000, stop_event=stop).run()
+
+
+def measure_env_only(config, seconds, warmup):
+  results = multiprocessing.Queue()
+  workers = [multiprocessing.Process(
+      target=_env_only_worker,
+      args=(config.env, config.actors.env_batch_size, 1000 * i, seconds, warmup, results))
+             for i in range(config.actors.num)]
+  for w in workers:
+    w.start()
+  total = sum(results.get() for _ in workers)
+  for w in workers:
+    w.join()
+  return total
+
+
+def measure_central_inference(config, seconds, warmup):
+  import portpicker  # pylint: disable=g-import-not-at-top
+  from seed_graph.nodes import learner as learner_lib  # pylint: disable=g-import-not-at-top
+  learner = learner_lib.LearnerInference(config)
+  port = portpicker.pick_unused_port()
+  learner._start_inference(port)  # pylint: disable=protected-access
+  stop = threading.Event()
+
+  def discard_unrolls():  # Training switched off: consume what inference produces.
+    while not stop.is_set():
+      try:
+        learner._unrolls.get(timeout=0.2)  # pylint: disable=protected-access
+      except Exception:  # pylint: disable=broad-except
+        pass
+
+  drain = threading.Thread(target=discard_unrolls, daemon=True)
+  drain.start()
+  actors = [multiprocessing.Process(target=_actor_worker,
+                                    args=(config, i, f'localhost:{port}'), daemon=True)
+            for i in range(config.actors.num)]
+  for a in actors:
+    a.start()
+  time.sleep(warmup)
+  start_frames, start = learner.get_stats()['frames'], time.time()
+  time.sleep(seconds)
+  stats = learner.get_stats()
+  fps = (stats['frames'] - start_frames) / (time.time() - start)
+  batches = stats['inference_batches']
+  mean_batch = stats['inference_rows'] / batches if batches else 0
+  for a in actors:
+    a.terminate()
+  stop.set()
+  learner._shutdown_inference()  # pylint: disable=protected-access
+  return fps, mean_batch
+
+
+def main(argv):
+  del argv
+  multiprocessing.set_start_method('spawn')
+  config = _config(_ENV.value, _PROCESSES.value, _ENV_BATCH.value)
+  env_only = measure_env_only(config, _SECONDS.value, _WARMUP.value)
+  central, mean_batch = measure_central_inference(config, _SECONDS.value, _WARMUP.value)
+  result = {
+      'env': _ENV.value if _ENV.value != 'atari' else f'atari/{config.env.game}',
+      'processes': _PROCESSES.value,
+      'env_batch_size': _ENV_BATCH.value,
+      'cpu_count': os.cpu_count(),
+      'env_only_frames_per_second': round(env_only, 1),
+      'central_inference_frames_per_second': round(central, 1),
+      'ratio': round(central / env_only, 3),
+      'mean_inference_batch_rows': round(mean_batch, 1),
+  }
+  print(json.dumps(result))
+  print(f"{'mode':<20} {'frames/s':>12}")
+  print(f"{'env_only':<20} {env_only:>12.0f}")
+  print(f"{'central_inference':<20} {central:>12.0f}")
+  print(f"ratio {result['ratio']:.2f} (K={_PROCESSES.value} processes x "
+        f"{_ENV_BATCH.value} envs, {os.cpu_count()} cores)")
+
+
+if __name__ == '__main__':
+  app.run(main)

@@ -1,0 +1,203 @@
+"""Google Research Football (gfootball 2.10.2) as a dm_env environment.
+
+gfootball is optional: it is installed by `scripts/install_football.sh` (it needs a
+compiled engine), so this module imports it only inside `FootballEnv.__init__`; importing
+this module, `SCENARIOS` and `validate_config` work without it.
+
+Config (an ml_collections ConfigDict, usually `config.env`):
+  name:           'football'
+  scenario:       a name from `SCENARIOS`, e.g. 'academy_empty_goal_close'
+  representation: 'simple115v2' (float32 [115]) or 'extracted' (SMM, uint8 [72, 96, 4])
+  rewards:        'scoring' or 'scoring,checkpoints'
+  stacked:        bool; stacks the last 4 SMM frames (uint8 [72, 96, 16]). Stacking only
+                  applies to 'extracted'; a simple115v2 observation is always [115].
+"""
+
+import importlib.util
+import os
+import pkgutil
+import warnings
+from typing import Any, Tuple
+
+import dm_env
+from dm_env import specs
+import numpy as np
+
+# The top-level scenario modules of gfootball 2.10.2 (gfootball/scenarios/*.py).
+_SCENARIOS_2_10_2 = (
+    '11_vs_11_competition',
+    '11_vs_11_easy_stochastic',
+    '11_vs_11_hard_stochastic',
+    '11_vs_11_kaggle',
+    '11_vs_11_stochastic',
+    '1_vs_1_easy',
+    '5_vs_5',
+    'academy_3_vs_1_with_keeper',
+    'academy_corner',
+    'academy_counterattack_easy',
+    'academy_counterattack_hard',
+    'academy_empty_goal',
+    'academy_empty_goal_close',
+    'academy_pass_and_shoot_with_keeper',
+    'academy_run_pass_and_shoot_with_keeper',
+    'academy_run_to_score',
+    'academy_run_to_score_with_keeper',
+    'academy_single_goal_versus_lazy',
+    'test_example_multiagent',
+)
+
+REPRESENTATIONS = ('extracted', 'simple115v2')
+REWARDS = ('scoring', 'scoring,checkpoints')
+NUM_ACTIONS = 19  # gfootball's default action set.
+SMM_SHAPE = (72, 96)  # (height, width) of the super mini map.
+STACK = 4
+
+
+def _installed_scenarios() -> Tuple[str, ...]:
+  """Scenario names of the installed gfootball, found without importing it.
+
+  (`gfootball.scenarios` imports the compiled engine, so only its folder is read.)
+  """
+  try:
+    spec = importlib.util.find_spec('gfootball')
+  except (ImportError, ValueError):
+    return ()
+  if spec is None or not spec.submodule_search_locations:
+    return ()
+  for location in spec.submodule_search_locations:
+    folder = os.path.join(location, 'scenarios')
+    if os.path.isdir(folder):
+      return tuple(sorted(m.name for m in pkgutil.iter_modules([folder])
+                          if not m.ispkg))
+  return ()
+
+
+SCENARIOS: Tuple[str, ...] = _installed_scenarios() or _SCENARIOS_2_10_2
+
+
+def _get(env_config: Any, key: str) -> Any:
+  try:
+    return env_config[key]
+  except (KeyError, AttributeError) as e:
+    raise ValueError(f'env.{key} is missing from the Football config') from e
+
+
+def validate_config(env_config: Any) -> None:
+  """Raises ValueError, naming the config key, if `env_config` is not a valid Football config."""
+  name = env_config.get('name', 'football') if hasattr(env_config, 'get') else 'football'
+  if name != 'football':
+    raise ValueError(f'env.name={name!r} is not a Football config (expected \'football\')')
+  scenario = _get(env_config, 'scenario')
+  if scenario not in SCENARIOS:
+    raise ValueError(f'env.scenario={scenario!r} is not a Football scenario; '
+                     f'valid: {", ".join(SCENARIOS)}')
+  representation = _get(env_config, 'representation')
+  if representation not in REPRESENTATIONS:
+    raise ValueError(f'env.representation={representation!r} is not supported; '
+                     f'valid: {", ".join(REPRESENTATIONS)}')
+  rewards = _get(env_config, 'rewards')
+  if rewards not in REWARDS:
+    raise ValueError(f'env.rewards={rewards!r} is not supported; '
+                     f'valid: {", ".join(repr(r) for r in REWARDS)}')
+  stacked = _get(env_config, 'stacked')
+  if not isinstance(stacked, (bool, np.bool_)):
+    raise ValueError(f'env.stacked={stacked!r} must be a bool')
+
+
+def _import_gfootball():
+  try:
+    import gfootball.env as football_env  # pylint: disable=g-import-not-at-top
+  except ImportError as e:
+    raise ImportError(
+        'gfootball is not installed (or its engine cannot be loaded) in this Python. '
+        'Install it with: bash scripts/install_football.sh "$(which python)"') from e
+  return football_env
+
+
+class FootballEnv(dm_env.Environment):
+  """One gfootball game; observations are a single numpy array, actions an int."""
+
+  frames_per_step = 1
+
+  def __init__(self, env_config: Any, seed: int):
+    validate_config(env_config)
+    football_env = _import_gfootball()
+    self._scenario = env_config.scenario
+    self._representation = env_config.representation
+    self._stacked = bool(env_config.stacked) and self._representation == 'extracted'
+    # The engine's randomness comes from `game_engine_random_seed` in gfootball's config;
+    # a new one is drawn from this generator for every episode.
+    self._rng = np.random.RandomState(seed % (2**32))
+    with warnings.catch_warnings():
+      # gym 0.25 warns about the old step API on every wrapper gfootball stacks.
+      warnings.filterwarnings('ignore', message='.*old step API.*')
+      self._env = self._create(football_env, env_config)
+    self._first_reset = True
+    self._needs_reset = True
+
+    if self._representation == 'simple115v2':
+      shape, dtype = (115,), np.float32
+    else:
+      shape, dtype = SMM_SHAPE + (4 * STACK if self._stacked else 4,), np.uint8
+    gym_space = self._env.observation_space
+    if tuple(gym_space.shape) != shape:
+      raise RuntimeError(f'gfootball gave observations of shape {gym_space.shape}, '
+                         f'expected {shape} for {self._representation}')
+    self._obs_spec = specs.Array(shape=shape, dtype=dtype, name='observation')
+    num_actions = int(getattr(self._env.action_space, 'n', NUM_ACTIONS))
+    self._action_spec = specs.DiscreteArray(num_actions, dtype=np.int32, name='action')
+
+  def _create(self, football_env, env_config):
+    return football_env.create_environment(
+        env_name=self._scenario,
+        stacked=self._stacked,
+        representation=self._representation,
+        rewards=env_config.rewards,
+        render=False,
+        write_goal_dumps=False,
+        write_full_episode_dumps=False,
+        write_video=False,
+        other_config_options={'game_engine_random_seed': self._draw_seed()},
+    )
+
+  def _draw_seed(self) -> int:
+    return int(self._rng.randint(0, 2_000_000_000))
+
+  def _convert(self, obs) -> np.ndarray:
+    return np.asarray(obs, dtype=self._obs_spec.dtype).reshape(self._obs_spec.shape)
+
+  def reset(self) -> dm_env.TimeStep:
+    if not self._first_reset:
+      config = getattr(self._env.unwrapped, '_config', None)
+      if config is not None:  # gfootball.env.config.Config: values persist across episodes.
+        config['game_engine_random_seed'] = self._draw_seed()
+    self._first_reset = False
+    obs = self._env.reset()
+    self._needs_reset = False
+    return dm_env.restart(self._convert(obs))
+
+  def step(self, action) -> dm_env.TimeStep:
+    if self._needs_reset:
+      return self.reset()
+    obs, reward, done, _ = self._env.step(int(action))
+    reward = float(np.asarray(reward).sum())
+    obs = self._convert(obs)
+    if done:
+      self._needs_reset = True
+      return dm_env.termination(reward, obs)
+    return dm_env.transition(reward, obs)
+
+  def observation_spec(self) -> specs.Array:
+    return self._obs_spec
+
+  def action_spec(self) -> specs.DiscreteArray:
+    return self._action_spec
+
+  def close(self) -> None:
+    env, self._env = self._env, None
+    if env is not None:
+      env.close()
+
+
+def make_environment(env_config: Any, seed: int) -> FootballEnv:
+  return FootballEnv(env_config, seed)

@@ -1,0 +1,92 @@
+"""A bad config fails before launch, with the key at fault named."""
+
+import os
+
+import ml_collections
+import pytest
+
+from configs import atari_vtrace
+from configs import cartpole_vtrace
+from seed_graph import config_checks
+from seed_graph.programs import vtrace
+from tests import helpers
+
+
+def _config(tmp_path):
+  config = cartpole_vtrace.get_config()
+  config.logdir = str(tmp_path)
+  return config
+
+
+@pytest.mark.parametrize('key,value,needle', [
+    ('actors.num', 0, 'actors.num: must be positive'),
+    ('actors.env_batch_size', -3, 'actors.env_batch_size: must be positive'),
+    ('learner.unroll_length', 0, 'learner.unroll_length: must be positive'),
+    ('learner.batch_size', 0, 'learner.batch_size: must be positive'),
+    ('learner.queue_capacity', 2, 'learner.queue_capacity: 2 unrolls cannot hold'),
+    ('learner.unroll_length', 100_000_000, 'queued unrolls of'),
+    ('learner.discount', 1.5, 'learner.discount: must be in [0, 1]'),
+    ('learner.reward_clipping', 'tanh', 'learner.reward_clipping'),
+    ('inference.batch_size', 2, 'inference.batch_size: 2 is smaller than one actor request'),
+    ('inference.timeout_us', 0, 'inference.timeout_us: must be positive'),
+    ('network.torso', 'transformer', 'network.torso'),
+    ('evaluators.epsilon', 2.0, 'evaluators.epsilon'),
+    ('total_environment_frames', 0, 'total_environment_frames: must be positive'),
+    ('logdir', '', 'logdir: empty'),
+    ('env.name', 'mujoco', "env.name='mujoco' is not a known environment"),
+])
+def test_bad_values_are_named(tmp_path, key, value, needle):
+  config = helpers.small_cartpole_config(tmp_path, **{key: value})
+  with pytest.raises(config_checks.ConfigError) as error:
+    vtrace.make_program(config)
+  assert needle in str(error.value)
+
+
+def test_unknown_and_missing_keys(tmp_path):
+  config = _config(tmp_path)
+  config.learner.unrol_length = 3
+  with pytest.raises(config_checks.ConfigError, match='learner.unrol_length: unknown'):
+    vtrace.make_program(config)
+  config = _config(tmp_path)
+  del config.learner['discount']
+  with pytest.raises(config_checks.ConfigError, match='learner.discount: missing'):
+    vtrace.make_program(config)
+
+
+def test_wrong_type_is_named(tmp_path):
+  config = _config(tmp_path)
+  # As written in a user's own config file (ConfigDict only guards overrides).
+  config.actors = ml_collections.ConfigDict({'num': 2.5, 'env_batch_size': 4})
+  with pytest.raises(config_checks.ConfigError, match='actors.num: expected an integer'):
+    vtrace.make_program(config)
+
+
+def test_unknown_atari_game_lists_valid_ones(tmp_path):
+  config = atari_vtrace.get_config()
+  config.logdir = str(tmp_path)
+  config.env.game = 'NotAGame'
+  with pytest.raises(config_checks.ConfigError) as error:
+    vtrace.make_program(config)
+  assert "env.game='NotAGame'" in str(error.value)
+  assert 'Breakout' in str(error.value) and 'Pong' in str(error.value)
+
+
+def test_default_configs_are_valid(tmp_path):
+  for module in (cartpole_vtrace, atari_vtrace):
+    config = module.get_config()
+    config.logdir = str(tmp_path)
+    program = vtrace.make_program(config)
+    assert set(program.groups) == {'learner', 'actor', 'evaluator'}
+    assert len(program.groups['actor']) == config.actors.num
+
+
+def test_launcher_refuses_bad_config_before_starting_anything(tmp_path):
+  logdir = tmp_path / 'never_created'
+  result = helpers.run_launch(logdir, '--config.learner.queue_capacity=2', timeout=120)
+  assert result.returncode != 0
+  assert 'learner.queue_capacity' in result.stderr
+  assert not os.path.exists(logdir)
+  result = helpers.run_launch(logdir, '--config.learner.no_such_key=2', timeout=120)
+  assert result.returncode != 0
+  assert 'no_such_key' in result.stderr
+  assert not os.path.exists(logdir)
