@@ -47,6 +47,9 @@ def get_config():
   config.learner.adam_beta2 = 0.999
   config.learner.adam_epsilon = 1e-3
   config.learner.entropy_cost = 0.01
+  config.learner.baseline_cost = 0.5
+  config.learner.discount = 0.99
+  config.learner.gradient_clip_norm = 40.0
   config.learner.reward_clipping = 'abs_one'
 
   config.logging.interval_seconds = 30.0

@@ -218,3 +218,28 @@ def test_courier_control_edge(learner):
     assert learner._stop.is_set()
   finally:
     server.Stop()
+
+
+def test_training_unroll_reproduces_inference_logits(tmp_path):
+  """The learner's unroll from a stored state sees exactly what inference saw."""
+  config = helpers.small_cartpole_config(tmp_path)
+  node = learner_lib.LearnerInference(config)
+  node._unrolls = queue.Queue()
+  rng = np.random.default_rng(3)
+  env_ids = np.arange(8, dtype=np.int32)
+  for step in range(23):
+    dones = rng.random(8) < 0.15
+    request = learner_lib.InferenceRequest(
+        env_ids, np.full(8, 11 if step < 9 else 12, np.int64),  # Run-id change at step 9.
+        rng.random(8).astype(np.float32), dones, np.zeros(8, bool),
+        rng.normal(size=(8, 4)).astype(np.float32), False)
+    node._infer_batch([request])
+  unrolls = list(node._unrolls.queue)
+  assert len(unrolls) >= 16
+  from seed_graph import env_states  # pylint: disable=g-import-not-at-top
+  steps, states = env_states.stack_unrolls(unrolls)
+  initial = tf.nest.pack_sequence_as(node._state_template, states)
+  outputs, _ = node._agent.unroll(steps['prev_actions'], steps['rewards'], steps['dones'],
+                                  steps['observations'], initial)
+  np.testing.assert_allclose(outputs.policy_logits.numpy(), steps['behaviour_logits'],
+                             atol=1e-5)

@@ -95,3 +95,19 @@ def test_local_mp_survives_a_killed_actor_and_leaves_no_processes(tmp_path):
   time.sleep(2)
   leftovers = _processes_with_marker(marker)
   assert not leftovers, [p.cmdline() for p in leftovers]
+
+
+def test_atari_program_trains_the_resnet_agent(tmp_path):
+  # Pong through ale-py with SEED's ResNet torso: a short run, checked end to end.
+  logdir = tmp_path / 'pong'
+  result = helpers.run_launch(
+      logdir, '--config.total_environment_frames=6000', '--config.actors.env_batch_size=2',
+      '--config.evaluators.env_batch_size=1', '--config.inference.batch_size=4',
+      '--config.learner.batch_size=2', '--config.learner.unroll_length=10',
+      '--config.network.lstm_size=32', '--config.logging.interval_seconds=2',
+      config='configs/atari_vtrace.py', timeout=600)
+  assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+  final = helpers.read_metrics(logdir)[-1]
+  assert final['frames'] >= 6000  # 4 frames per agent step (frame skip).
+  assert final['learner_steps'] >= 30
+  assert final['total_loss'] is not None

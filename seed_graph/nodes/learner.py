@@ -169,7 +169,8 @@ class LearnerInference:
 
     self._stats_lock = threading.Lock()
     self._train_returns = collections.deque(maxlen=100)
-    self._eval_returns = collections.deque(maxlen=100)
+    # Evaluators finish few episodes, so their mean covers only the most recent ones.
+    self._eval_returns = collections.deque(maxlen=10)
     self._eval_episodes = 0
     self._train_episodes = 0
     self._last_losses = {}

@@ -1,0 +1,74 @@
+r"""Trains configs/football_academy_vtrace.py until the mean training return reaches 0.8
+or 2M frames pass, then prints frames, wall time and the return curve.
+
+  python benchmarks/football_academy.py [--logdir=/tmp/football_academy] [--target=0.8]
+
+Runs the program exactly as `python -m launch.local` does (local multiprocessing) and
+stops it with SIGINT once the target is reached.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from absl import app
+from absl import flags
+
+_LOGDIR = flags.DEFINE_string('logdir', '/tmp/seed_graph_football_academy', 'Log directory '
+                              '(emptied first).')
+_TARGET = flags.DEFINE_float('target', 0.8, 'Mean training return to stop at.')
+_MAX_FRAMES = flags.DEFINE_integer('max_frames', 2_000_000, 'Frame budget.')
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _metrics(path):
+  if not os.path.exists(path):
+    return []
+  with open(path) as f:
+    return [json.loads(line) for line in f if line.strip()]
+
+
+def main(argv):
+  del argv
+  subprocess.run(['rm', '-rf', _LOGDIR.value], check=True)
+  command = [sys.executable, '-m', 'launch.local',
+             '--config=configs/football_academy_vtrace.py', f'--logdir={_LOGDIR.value}',
+             f'--config.total_environment_frames={_MAX_FRAMES.value}']
+  start = time.time()
+  launcher = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+  path = os.path.join(_LOGDIR.value, 'metrics.jsonl')
+  reached = None
+  while launcher.poll() is None:
+    time.sleep(5)
+    rows = _metrics(path)
+    hits = [r for r in rows if (r.get('episode_return') or 0) >= _TARGET.value]
+    if hits and reached is None:
+      reached = hits[0]
+      launcher.send_signal(signal.SIGINT)
+  launcher.wait()
+  rows = _metrics(path)
+  curve = [(r['frames'], r.get('episode_return'), r.get('eval_episode_return'))
+           for r in rows]
+  result = {
+      'target': _TARGET.value,
+      'reached': reached is not None,
+      'frames_at_target': reached['frames'] if reached else None,
+      'wall_seconds_at_target': round(reached['wall_time'], 1) if reached else None,
+      'final_frames': rows[-1]['frames'] if rows else 0,
+      'wall_seconds_total': round(time.time() - start, 1),
+      'curve_every_10th': curve[::10] + curve[-1:],
+  }
+  print(json.dumps(result))
+  print(f"{'frames':>10} {'return':>8} {'eval':>8}")
+  for frames, ret, eval_ret in curve[::max(1, len(curve) // 20)] + curve[-1:]:
+    fmt = lambda v: '-' if v is None else f'{v:.3f}'
+    print(f'{frames:>10} {fmt(ret):>8} {fmt(eval_ret):>8}')
+
+
+if __name__ == '__main__':
+  app.run(main)
