@@ -54,7 +54,8 @@ def get_config():
   config.learner.entropy_cost = 0.003          # Weight of the entropy bonus.
   config.learner.lambda_ = 1.0                 # V-trace lambda.
   config.learner.reward_clipping = 'none'      # 'none', 'abs_one' or 'soft_asymmetric'.
-  config.learner.gradient_clip_norm = 40.0     # Global-norm gradient clipping; 0 disables.
+  config.learner.gradient_clip_norm = 1.0      # Global-norm gradient clipping (0 disables); tight
+                                               # clipping stops late-training collapses.
   config.learner.clip_rho_threshold = 1.0      # V-trace rho-bar.
   config.learner.clip_pg_rho_threshold = 1.0   # rho-bar of the policy-gradient advantages.
 

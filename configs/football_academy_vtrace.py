@@ -40,6 +40,7 @@ def get_config():
   config.learner.discount = 0.99
   config.learner.baseline_cost = 0.5
   config.learner.entropy_cost = 0.01
+  config.learner.gradient_clip_norm = 1.0
   config.learner.reward_clipping = 'none'
 
   config.logging.interval_seconds = 10.0

@@ -45,6 +45,7 @@ def get_config():
   config.learner.discount = 0.993
   config.learner.baseline_cost = 0.5
   config.learner.entropy_cost = 0.003
+  config.learner.gradient_clip_norm = 40.0
   config.learner.reward_clipping = 'none'   # Scoring rewards are already in [-1, 1].
 
   config.logging.interval_seconds = 30.0
