@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Interpreter of this workspace's Bazel Python toolchain (//tools/bazel:python_toolchain).
+#
+# Runs the repo's .venv python (made by scripts/setup_env.sh) so that a Bazel-run program
+# imports third-party packages from .venv's site-packages and project code only from its
+# runfiles, i.e. only what its deps declare:
+#   * site/sitecustomize.py (put first on PYTHONPATH, so subprocesses such as
+#     `python -m launch.local` and Launchpad's node processes get it too) removes the
+#     editable install's finder, which would otherwise find any seed_graph/launch/configs
+#     module in the checkout whatever the deps say;
+#   * PYTHONNOUSERSITE: no ~/.local site-packages.
+# The venv is found next to the checked-in copy of this script (Bazel runs it through a
+# symlink in runfiles or the execroot), so no path is configured anywhere.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+checkout="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
+python="$checkout/.venv/bin/python"
+if [[ ! -x "$python" ]]; then
+  echo "tools/bazel/python3.sh: no $python; run: bash scripts/setup_env.sh" >&2
+  exit 127
+fi
+export PYTHONPATH="$here/site${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONNOUSERSITE=1
+exec "$python" "$@"
