@@ -1,7 +1,11 @@
-r"""Trains configs/football_academy_vtrace.py until the mean training return reaches 0.8
-or 2M frames pass, then prints frames, wall time and the return curve.
+r"""Trains configs/football_academy_vtrace.py until its mean return reaches 0.8 or 2M
+frames pass, then prints frames, wall time and the return curve.
 
   python benchmarks/football_academy.py [--logdir=/tmp/football_academy] [--target=0.8]
+      [--metric=eval_episode_return|episode_return]
+
+The default metric is the evaluators' mean return (greedy policy, last 10 episodes);
+`episode_return` is the training actors' (sampled actions, last 100 episodes).
 
 Runs the program exactly as `python -m launch.local` does (local multiprocessing) and
 stops it with SIGINT once the target is reached.
@@ -21,6 +25,8 @@ _LOGDIR = flags.DEFINE_string('logdir', '/tmp/seed_graph_football_academy', 'Log
                               '(emptied first).')
 _TARGET = flags.DEFINE_float('target', 0.8, 'Mean training return to stop at.')
 _MAX_FRAMES = flags.DEFINE_integer('max_frames', 2_000_000, 'Frame budget.')
+_METRIC = flags.DEFINE_enum('metric', 'eval_episode_return',
+                            ['eval_episode_return', 'episode_return'], 'Return to stop at.')
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -46,7 +52,7 @@ def main(argv):
   while launcher.poll() is None:
     time.sleep(5)
     rows = _metrics(path)
-    hits = [r for r in rows if (r.get('episode_return') or 0) >= _TARGET.value]
+    hits = [r for r in rows if (r.get(_METRIC.value) or 0) >= _TARGET.value]
     if hits and reached is None:
       reached = hits[0]
       launcher.send_signal(signal.SIGINT)
@@ -55,6 +61,7 @@ def main(argv):
   curve = [(r['frames'], r.get('episode_return'), r.get('eval_episode_return'))
            for r in rows]
   result = {
+      'metric': _METRIC.value,
       'target': _TARGET.value,
       'reached': reached is not None,
       'frames_at_target': reached['frames'] if reached else None,
@@ -64,7 +71,7 @@ def main(argv):
       'curve_every_10th': curve[::10] + curve[-1:],
   }
   print(json.dumps(result))
-  print(f"{'frames':>10} {'return':>8} {'eval':>8}")
+  print(f"{'frames':>10} {'train':>8} {'eval':>8}")
   for frames, ret, eval_ret in curve[::max(1, len(curve) // 20)] + curve[-1:]:
     fmt = lambda v: '-' if v is None else f'{v:.3f}'
     print(f'{frames:>10} {fmt(ret):>8} {fmt(eval_ret):>8}')

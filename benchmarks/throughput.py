@@ -1,7 +1,7 @@
 r"""Throughput of central inference against stepping the environments alone.
 
   python benchmarks/throughput.py [--env=atari|cartpole] [--processes=2]
-      [--env_batch_size=16] [--seconds=30]
+      [--env_batch_size=32] [--seconds=30] [--inference_timeout_us=20000]
 
 Two measurements with the same K processes, each stepping `env_batch_size` environments:
   1. env_only: random actions chosen in the process (no model anywhere);
@@ -28,12 +28,14 @@ import numpy as np
 
 _ENV = flags.DEFINE_enum('env', 'atari', ['atari', 'cartpole'], 'Environment.')
 _PROCESSES = flags.DEFINE_integer('processes', 2, 'K: environment processes.')
-_ENV_BATCH = flags.DEFINE_integer('env_batch_size', 16, 'Environments per process.')
+_ENV_BATCH = flags.DEFINE_integer('env_batch_size', 32, 'Environments per process.')
 _SECONDS = flags.DEFINE_float('seconds', 30.0, 'Measured seconds per mode (after warm-up).')
 _WARMUP = flags.DEFINE_float('warmup_seconds', 10.0, 'Unmeasured seconds first.')
+_TIMEOUT = flags.DEFINE_integer('inference_timeout_us', 20000,
+                                'Longest wait of the inference batcher for a full batch.')
 
 
-def _config(env_name, processes, env_batch_size):
+def _config(env_name, processes, env_batch_size, timeout_us):
   if env_name == 'atari':
     from configs import atari_vtrace as base  # pylint: disable=g-import-not-at-top
   else:
@@ -47,7 +49,7 @@ def _config(env_name, processes, env_batch_size):
   config.actors.env_batch_size = env_batch_size
   config.evaluators.num = 0
   config.inference.batch_size = processes * env_batch_size
-  config.inference.timeout_us = 5000
+  config.inference.timeout_us = timeout_us
   config.learner.unroll_length = 20
   config.learner.batch_size = 1
   config.learner.queue_capacity = 1024
@@ -140,13 +142,14 @@ def measure_central_inference(config, seconds, warmup):
 def main(argv):
   del argv
   multiprocessing.set_start_method('spawn')
-  config = _config(_ENV.value, _PROCESSES.value, _ENV_BATCH.value)
+  config = _config(_ENV.value, _PROCESSES.value, _ENV_BATCH.value, _TIMEOUT.value)
   env_only = measure_env_only(config, _SECONDS.value, _WARMUP.value)
   central, mean_batch = measure_central_inference(config, _SECONDS.value, _WARMUP.value)
   result = {
       'env': _ENV.value if _ENV.value != 'atari' else f'atari/{config.env.game}',
       'processes': _PROCESSES.value,
       'env_batch_size': _ENV_BATCH.value,
+      'inference_timeout_us': _TIMEOUT.value,
       'cpu_count': os.cpu_count(),
       'env_only_frames_per_second': round(env_only, 1),
       'central_inference_frames_per_second': round(central, 1),

@@ -39,7 +39,7 @@ def get_config():
   config.learner.learning_rate = 0.0005
   config.learner.discount = 0.99
   config.learner.baseline_cost = 0.5
-  config.learner.entropy_cost = 0.01
+  config.learner.entropy_cost = 0.003
   config.learner.gradient_clip_norm = 1.0
   config.learner.reward_clipping = 'none'
 

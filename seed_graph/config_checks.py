@@ -136,3 +136,121 @@ def validate_vtrace_config(config):
         f'learner.queue_max_bytes ({learner.queue_max_bytes / 2**30:.2f} GiB); shorten the '
         'unroll or the queue')
   return info
+
+
+# ---- R2D2 ----------------------------------------------------------------------------
+
+# Keys of an R2D2 config and their types (env keys are checked by the env module).
+R2D2_SCHEMA = {
+    'algorithm': str,
+    'seed': int,
+    'logdir': str,
+    'total_environment_frames': int,
+    'env': dict,
+    'network': {
+        'torso': str, 'mlp_sizes': tuple, 'torso_hidden_size': int, 'lstm_size': int,
+        'head_hidden_size': int, 'frame_stack': int,
+    },
+    'actors': {'num': int, 'env_batch_size': int},
+    'exploration': {'base': float, 'alpha': float},
+    'evaluators': {'num': int, 'env_batch_size': int, 'epsilon': float},
+    'inference': {'batch_size': int, 'timeout_us': int},
+    'replay': {
+        'capacity': int, 'min_size_to_sample': int, 'samples_per_insert': float,
+        'error_buffer': float, 'priority_exponent': float, 'chunk_length': int,
+    },
+    'learner': {
+        'batch_size': int, 'burn_in': int, 'unroll_length': int, 'n_step': int,
+        'discount': float, 'target_update_period': int, 'learning_rate': float,
+        'adam_epsilon': float, 'gradient_clip_norm': float,
+        'importance_sampling_exponent': float, 'priority_eta': float,
+        'value_rescale_eps': float,
+    },
+    'logging': {'interval_seconds': float, 'checkpoint_interval_seconds': float},
+}
+
+
+def validate_r2d2_config(config):
+  """Raises ConfigError naming the first bad key of an R2D2 config."""
+  _check_keys(config, R2D2_SCHEMA)
+  if config.algorithm != 'r2d2':
+    raise ConfigError(f"algorithm: this program runs 'r2d2', got {config.algorithm!r}")
+  if not config.logdir:
+    raise ConfigError('logdir: empty; pass --logdir=DIR')
+  _positive(config, 'total_environment_frames', 'network.torso_hidden_size',
+            'network.lstm_size', 'network.head_hidden_size', 'network.frame_stack',
+            'actors.num', 'actors.env_batch_size', 'inference.batch_size',
+            'inference.timeout_us', 'replay.capacity', 'replay.min_size_to_sample',
+            'replay.samples_per_insert', 'replay.error_buffer', 'replay.chunk_length',
+            'learner.batch_size', 'learner.unroll_length', 'learner.n_step',
+            'learner.target_update_period', 'learner.learning_rate',
+            'learner.adam_epsilon', 'learner.value_rescale_eps',
+            'logging.interval_seconds', 'logging.checkpoint_interval_seconds')
+  if config.evaluators.num < 0:
+    raise ConfigError(f'evaluators.num: must be >= 0, got {config.evaluators.num}')
+  if config.evaluators.num and config.evaluators.env_batch_size <= 0:
+    raise ConfigError('evaluators.env_batch_size: must be positive, got '
+                      f'{config.evaluators.env_batch_size}')
+  for key in ('evaluators.epsilon', 'replay.priority_exponent', 'learner.discount',
+              'learner.importance_sampling_exponent', 'learner.priority_eta'):
+    section, leaf = key.split('.')
+    if not 0.0 <= config[section][leaf] <= 1.0:
+      raise ConfigError(f'{key}: must be in [0, 1], got {config[section][leaf]}')
+  if not 0.0 < config.exploration.base <= 1.0:
+    raise ConfigError(f'exploration.base: must be in (0, 1], got {config.exploration.base}')
+  if config.exploration.alpha < 0:
+    raise ConfigError(f'exploration.alpha: must be >= 0, got {config.exploration.alpha}')
+  if config.network.torso not in ('mlp', 'atari'):
+    raise ConfigError(f"network.torso: expected 'mlp' or 'atari', got "
+                      f'{config.network.torso!r}')
+  if any((not isinstance(s, int)) or s <= 0 for s in config.network.mlp_sizes):
+    raise ConfigError(f'network.mlp_sizes: expected positive integers, got '
+                      f'{tuple(config.network.mlp_sizes)}')
+  largest_request = max(config.actors.env_batch_size, config.evaluators.env_batch_size
+                        if config.evaluators.num else 0)
+  if largest_request > config.inference.batch_size:
+    raise ConfigError(
+        f'inference.batch_size: {config.inference.batch_size} is smaller than one '
+        f'actor request ({largest_request} environments)')
+
+  learner, replay = config.learner, config.replay
+  if learner.burn_in < 0:
+    raise ConfigError(f'learner.burn_in: must be >= 0, got {learner.burn_in}')
+  if learner.burn_in > learner.unroll_length:
+    raise ConfigError(f'learner.burn_in: {learner.burn_in} burn-in steps are longer than '
+                      f'the trained sequence they warm up (learner.unroll_length='
+                      f'{learner.unroll_length})')
+  sequence_length = learner.burn_in + learner.unroll_length + 1
+  if learner.n_step > learner.unroll_length:
+    raise ConfigError(f'learner.n_step: {learner.n_step} steps do not fit in the '
+                      f'{learner.unroll_length} trained steps of a sequence '
+                      '(learner.unroll_length)')
+  if replay.capacity < learner.batch_size:
+    raise ConfigError(f'replay.capacity: {replay.capacity} sequences cannot hold one '
+                      f'training batch of {learner.batch_size} (learner.batch_size)')
+  if replay.min_size_to_sample > replay.capacity:
+    raise ConfigError(f'replay.min_size_to_sample: {replay.min_size_to_sample} is more '
+                      f'than the table can hold (replay.capacity={replay.capacity})')
+  if replay.error_buffer < 2 * max(1.0, replay.samples_per_insert):
+    raise ConfigError(f'replay.error_buffer: {replay.error_buffer} is below 2 * max(1, '
+                      f'replay.samples_per_insert) = '
+                      f'{2 * max(1.0, replay.samples_per_insert)}; the rate limiter '
+                      'could block both inserts and samples')
+  stored_length = sequence_length + config.network.frame_stack - 1
+  if replay.chunk_length > stored_length:
+    raise ConfigError(f'replay.chunk_length: {replay.chunk_length} is longer than a '
+                      f'stored sequence ({stored_length} steps)')
+
+  try:
+    envs.validate_config(config.env)
+  except ValueError as e:
+    raise ConfigError(str(e)) from None
+  info = envs.EnvironmentInfo(config.env)
+  image = len(info.observation_shape) in (2, 3)
+  if config.network.torso == 'atari' and not image:
+    raise ConfigError(f"network.torso: 'atari' needs image observations, got shape "
+                      f'{info.observation_shape}')
+  if config.network.frame_stack > 1 and not (image and len(info.observation_shape) == 2):
+    raise ConfigError(f'network.frame_stack: stacking needs single-channel frames '
+                      f'[H, W], got observations of shape {info.observation_shape}')
+  return info

@@ -1,0 +1,119 @@
+"""Sonnet 2 recurrent Q networks for R2D2: a torso, an LSTM and dueling heads.
+
+Like the actor-critic agents, the network sees the observation, the previous action
+(one-hot) and the previous reward (clipped to [-1, 1]) at every step, and resets its
+recurrent state to zero wherever `done` is set.
+"""
+
+from typing import Sequence
+
+import sonnet as snt
+import tensorflow as tf
+
+from seed_graph.algos import networks
+
+
+class AtariTorso(snt.Module):
+  """SEED RL's R2D2 torso (the Nature DQN convolutions): 32x8x8/4, 64x4x4/2, 64x3x3/1
+  (VALID padding, ReLU), then dense 512. uint8 pixels are scaled to [0, 1] here."""
+
+  def __init__(self, hidden_size=512, name='atari_torso'):
+    super().__init__(name=name)
+    self._convs = [
+        snt.Conv2D(32, 8, stride=4, padding='VALID', name='conv_0'),
+        snt.Conv2D(64, 4, stride=2, padding='VALID', name='conv_1'),
+        snt.Conv2D(64, 3, stride=1, padding='VALID', name='conv_2'),
+    ]
+    self._linear = snt.Linear(hidden_size, name='dense')
+
+  def __call__(self, observations):
+    x = tf.cast(observations, tf.float32) / 255.0
+    if x.shape.rank == 3:  # [B, H, W] single grayscale frames.
+      x = x[..., tf.newaxis]
+    for conv in self._convs:
+      x = tf.nn.relu(conv(x))
+    x = snt.Flatten()(x)
+    return tf.nn.relu(self._linear(x))
+
+
+class DuelingHead(snt.Module):
+  """Q = V + A - mean(A), each stream a hidden layer then a linear output."""
+
+  def __init__(self, num_actions, hidden_size, name='dueling_head'):
+    super().__init__(name=name)
+    self._value = snt.nets.MLP([hidden_size, 1], name='value')
+    self._advantage = snt.nets.MLP([hidden_size, num_actions], name='advantage')
+
+  def __call__(self, x):
+    value = self._value(x)
+    advantage = self._advantage(x)
+    return value + advantage - tf.reduce_mean(advantage, axis=-1, keepdims=True)
+
+
+class DuelingLSTMQNetwork(snt.Module):
+  """torso(obs) ++ one-hot(prev action) ++ clipped prev reward -> LSTM -> dueling Q."""
+
+  def __init__(self, num_actions: int, torso: snt.Module, lstm_size: int,
+               head_hidden_size: int, name='dueling_lstm_q'):
+    super().__init__(name=name)
+    self._num_actions = num_actions
+    self._torso = torso
+    self._core = snt.LSTM(lstm_size)
+    self._head = DuelingHead(num_actions, head_hidden_size)
+
+  @property
+  def num_actions(self):
+    return self._num_actions
+
+  def initial_state(self, batch_size):
+    return self._core.initial_state(batch_size)
+
+  def _embed(self, prev_actions, rewards, observations):
+    features = self._torso(observations)
+    one_hot = tf.one_hot(prev_actions, self._num_actions)
+    clipped = tf.clip_by_value(tf.cast(rewards, tf.float32), -1.0, 1.0)
+    return tf.concat([features, one_hot, clipped[:, tf.newaxis]], axis=-1)
+
+  @staticmethod
+  def _reset_where_done(core_state, dones):
+    keep = 1.0 - tf.cast(dones, tf.float32)[:, tf.newaxis]
+    return tf.nest.map_structure(lambda s: s * keep, core_state)
+
+  def step(self, prev_actions, rewards, dones, observations, core_state):
+    """One step for `[B]` environments: (Q values `[B, A]`, new state)."""
+    embedding = self._embed(prev_actions, rewards, observations)
+    output, core_state = self._core(embedding, self._reset_where_done(core_state, dones))
+    return self._head(output), core_state
+
+  def unroll(self, prev_actions, rewards, dones, observations, core_state):
+    """Time-major unroll of `[T, B]` inputs from the state before step 0:
+    (Q values `[T, B, A]`, final state). T must be static (a Python loop)."""
+    num_steps, batch_size = tf.shape(prev_actions)[0], tf.shape(prev_actions)[1]
+    flat = lambda x: tf.reshape(x, tf.concat([[num_steps * batch_size], tf.shape(x)[2:]], 0))
+    embeddings = self._embed(flat(prev_actions), flat(rewards), flat(observations))
+    embeddings = tf.reshape(
+        embeddings, tf.concat([[num_steps, batch_size], tf.shape(embeddings)[1:]], 0))
+    outputs = []
+    for t in range(prev_actions.shape[0]):
+      core_state = self._reset_where_done(core_state, dones[t])
+      output, core_state = self._core(embeddings[t], core_state)
+      outputs.append(output)
+    q_values = self._head(tf.concat(outputs, axis=0))
+    return tf.reshape(q_values, [num_steps, batch_size, self._num_actions]), core_state
+
+
+def make_q_network(network_config, num_actions) -> DuelingLSTMQNetwork:
+  """'atari' torso (convolutions) for images, 'mlp' for vector observations."""
+  if network_config.torso == 'atari':
+    torso = AtariTorso(network_config.torso_hidden_size)
+  elif network_config.torso == 'mlp':
+    torso = networks.MLPTorso(network_config.mlp_sizes)
+  else:
+    raise ValueError(f"network.torso={network_config.torso!r}: expected 'atari' or 'mlp'")
+  return DuelingLSTMQNetwork(num_actions, torso, network_config.lstm_size,
+                             network_config.head_hidden_size)
+
+
+def state_sizes(network: DuelingLSTMQNetwork) -> Sequence[int]:
+  """Sizes of the flattened recurrent-state components."""
+  return [int(s.shape[-1]) for s in tf.nest.flatten(network.initial_state(1))]

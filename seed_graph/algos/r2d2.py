@@ -1,0 +1,154 @@
+"""R2D2 in pure TensorFlow: value rescaling, n-step double-Q targets, priorities, the loss.
+
+Time-major conventions (the same as `seed_graph.env_states`): step `t` of a sequence holds
+the observation an environment showed, the reward and `done` of the transition *into* it,
+and the action taken at it. So the transition (step t, action t) earned `rewards[t + 1]`
+and ended its episode if `dones[t + 1]`; `truncations[t + 1]` marks an end by time limit
+(the observation after it is lost, actors reset automatically).
+
+Truncated episodes: the value after a time limit is unknown (its observation is not
+kept), so the few steps whose n-step window reaches a truncation before any terminal
+state get no target (their loss mask is 0) instead of a wrong "terminal" target.
+"""
+
+import collections
+
+import tensorflow as tf
+
+
+def value_rescale(x, eps=1e-3):
+  """h(x) = sign(x) * (sqrt(|x| + 1) - 1) + eps * x (Pohlen et al. 2018), element-wise."""
+  x = tf.convert_to_tensor(x)
+  return tf.sign(x) * (tf.sqrt(tf.abs(x) + 1.0) - 1.0) + eps * x
+
+
+def inverse_value_rescale(x, eps=1e-3):
+  """The exact inverse of `value_rescale` (closed form of h^-1), element-wise."""
+  x = tf.convert_to_tensor(x)
+  # With v = sqrt(|x| + 1) - 1, |h| = eps v^2 + (1 + 2 eps) v: solve the quadratic for v
+  # in the form without cancellation, then |x| = (v + 1)^2 - 1 = v (v + 2).
+  y = tf.abs(x)
+  b = 1.0 + 2.0 * eps
+  v = 2.0 * y / (b + tf.sqrt(b * b + 4.0 * eps * y))
+  return tf.sign(x) * v * (v + 2.0)
+
+
+def compute_priorities(abs_td_errors, eta=0.9):
+  """[T, B] absolute TD errors -> [B]: eta * max_t + (1 - eta) * mean_t."""
+  abs_td_errors = tf.convert_to_tensor(abs_td_errors)
+  return (eta * tf.reduce_max(abs_td_errors, axis=0) +
+          (1.0 - eta) * tf.reduce_mean(abs_td_errors, axis=0))
+
+
+def n_step_targets(rewards, dones, truncations, bootstrap_values, discount, n):
+  """Raw (not rescaled) n-step returns with bootstrapping, time-major.
+
+  Args:
+    rewards, dones, truncations: `[T + 1, B]`; index t is the transition into step t.
+    bootstrap_values: `[T + 1, B]`, the value to bootstrap from at each step (for double
+      Q: Q_target(s, argmax_a Q_online(s, a)), in raw, not rescaled, units).
+    discount: the discount per step.
+    n: the number of steps; windows reaching past step T bootstrap from step T.
+
+  Returns:
+    (targets `[T, B]`, mask `[T, B]` float: 0 where the window hits a truncation first).
+  """
+  rewards = tf.convert_to_tensor(rewards, tf.float32)
+  bootstrap_values = tf.convert_to_tensor(bootstrap_values, tf.float32)
+  dones = tf.convert_to_tensor(dones, tf.bool)
+  truncations = tf.convert_to_tensor(truncations, tf.bool)
+  length = tf.shape(rewards)[0] - 1  # T
+  t = tf.range(length)
+  batch_shape = tf.shape(rewards[1:])
+
+  returns = tf.zeros(batch_shape, tf.float32)
+  alive = tf.ones(batch_shape, tf.bool)
+  valid_target = tf.ones(batch_shape, tf.bool)
+  for i in range(1, n + 1):
+    index = t + i
+    in_range = index <= length  # [T]
+    clipped = tf.minimum(index, length)
+    r = tf.gather(rewards, clipped)
+    d = tf.logical_and(tf.gather(dones, clipped), in_range[:, tf.newaxis])
+    tr = tf.gather(truncations, clipped)
+    use = tf.logical_and(alive, in_range[:, tf.newaxis])
+    returns += tf.where(use, (discount ** (i - 1)) * r, 0.0)
+    ended = tf.logical_and(alive, d)
+    valid_target = tf.logical_and(valid_target, tf.logical_not(tf.logical_and(ended, tr)))
+    alive = tf.logical_and(alive, tf.logical_not(d))
+  steps = tf.minimum(t + n, length) - t  # m = min(n, T - t), per time step.
+  bootstrap = tf.gather(bootstrap_values, t + steps)
+  discounts = tf.pow(tf.cast(discount, tf.float32), tf.cast(steps, tf.float32))
+  returns += tf.where(alive, discounts[:, tf.newaxis] * bootstrap, 0.0)
+  return returns, tf.cast(valid_target, tf.float32)
+
+
+def importance_weights(probabilities, table_size, exponent=0.6):
+  """Prioritized-replay importance-sampling weights (N * P)^-beta, divided by their max."""
+  probabilities = tf.convert_to_tensor(probabilities, tf.float64)
+  size = tf.cast(table_size, tf.float64)
+  weights = tf.pow(size * probabilities, -exponent)
+  return tf.cast(weights / tf.reduce_max(weights), tf.float32)
+
+
+LossTerms = collections.namedtuple(
+    'LossTerms', ['loss', 'priorities', 'abs_td_errors', 'mean_q', 'target_mean'])
+
+
+def r2d2_loss(online_q, target_q, actions, rewards, dones, truncations,
+              importance_weights_, discount=0.997, n_step=5, eta=0.9, rescale_eps=1e-3):
+  """The R2D2 loss on the post-burn-in part of a batch of sequences.
+
+  Args:
+    online_q: `[T + 1, B, A]` online-network Q values (rescaled units, with gradient).
+    target_q: `[T + 1, B, A]` target-network Q values (rescaled units).
+    actions: `[T + 1, B]` actions taken; rewards, dones, truncations `[T + 1, B]`.
+    importance_weights_: `[B]`.
+
+  Returns:
+    LossTerms: the scalar loss, new priorities `[B]` and diagnostics.
+  """
+  num_actions = tf.shape(online_q)[-1]
+  greedy = tf.argmax(tf.stop_gradient(online_q), axis=-1, output_type=tf.int32)
+  target_values = tf.reduce_sum(
+      tf.stop_gradient(target_q) * tf.one_hot(greedy, num_actions), axis=-1)
+  targets, mask = n_step_targets(rewards, dones, truncations,
+                                 inverse_value_rescale(target_values, rescale_eps),
+                                 discount, n_step)
+  targets = tf.stop_gradient(value_rescale(targets, rescale_eps))
+  taken = tf.reduce_sum(online_q[:-1] * tf.one_hot(actions[:-1], num_actions), axis=-1)
+  td = (targets - taken) * mask
+  per_sequence = 0.5 * tf.reduce_sum(tf.square(td), axis=0) / tf.maximum(
+      tf.reduce_sum(mask, axis=0), 1.0)
+  loss = tf.reduce_mean(importance_weights_ * per_sequence)
+  abs_td = tf.abs(tf.stop_gradient(td))
+  return LossTerms(loss, compute_priorities(abs_td, eta), abs_td,
+                   tf.reduce_mean(taken), tf.reduce_mean(targets))
+
+
+def stack_frames(frames, dones, stack):
+  """Stacks the last `stack` frames on a new last axis, learner-side.
+
+  Args:
+    frames: `[T + stack - 1, B, ...]`, the sequence with `stack - 1` leading frames.
+    dones: `[T + stack - 1, B]`; a frame from before an episode start (a `done` after
+      it, up to the stacked step) is replaced by zeros, as at inference time.
+    stack: frames per stacked observation.
+
+  Returns:
+    `[T, B, ..., stack]`, oldest frame first.
+  """
+  if stack == 1:
+    return frames
+  total = tf.shape(frames)[0]
+  length = total - (stack - 1)
+  episode_index = tf.cumsum(tf.cast(dones, tf.int32), axis=0)  # [T', B]
+  current = episode_index[stack - 1:]  # Episode of each output step.
+  parts = []
+  for j in range(stack):
+    frame = frames[j:j + length]
+    same = tf.equal(episode_index[j:j + length], current)
+    same = tf.reshape(same, tf.concat([tf.shape(same), tf.ones(
+        [tf.rank(frame) - 2], tf.int32)], 0))
+    parts.append(tf.where(same, frame, tf.zeros_like(frame)))
+  return tf.stack(parts, axis=-1)
