@@ -75,28 +75,21 @@ def _positive(config, *keys):
       raise ConfigError(f'{key}: must be positive, got {value}')
 
 
-def validate_vtrace_config(config):
-  """Raises ConfigError naming the first bad key of a V-trace config."""
-  _check_keys(config, VTRACE_SCHEMA)
-  if config.algorithm != 'vtrace':
-    raise ConfigError(f"algorithm: this program runs 'vtrace', got {config.algorithm!r}")
+def _check_program(config, schema, algorithm):
+  _check_keys(config, schema)
+  if config.algorithm != algorithm:
+    raise ConfigError(f'algorithm: this program runs {algorithm!r}, got {config.algorithm!r}')
   if not config.logdir:
     raise ConfigError('logdir: empty; pass --logdir=DIR')
-  _positive(config, 'total_environment_frames', 'network.lstm_size',
-            'network.resnet_hidden_size', 'actors.num', 'actors.env_batch_size',
-            'inference.batch_size', 'inference.timeout_us', 'learner.batch_size',
-            'learner.unroll_length', 'learner.queue_capacity', 'learner.queue_max_bytes',
-            'learner.learning_rate', 'learner.adam_epsilon',
-            'logging.interval_seconds', 'logging.checkpoint_interval_seconds')
+
+
+def _check_actors_and_evaluators(config):
+  """Evaluator counts, MLP sizes, and that one request fits in an inference batch."""
   if config.evaluators.num < 0:
     raise ConfigError(f'evaluators.num: must be >= 0, got {config.evaluators.num}')
   if config.evaluators.num and config.evaluators.env_batch_size <= 0:
     raise ConfigError('evaluators.env_batch_size: must be positive, got '
                       f'{config.evaluators.env_batch_size}')
-  if not 0.0 <= config.evaluators.epsilon <= 1.0:
-    raise ConfigError(f'evaluators.epsilon: must be in [0, 1], got {config.evaluators.epsilon}')
-  if config.network.torso not in ('mlp', 'resnet'):
-    raise ConfigError(f"network.torso: expected 'mlp' or 'resnet', got {config.network.torso!r}")
   if any((not isinstance(s, int)) or s <= 0 for s in config.network.mlp_sizes):
     raise ConfigError(f'network.mlp_sizes: expected positive integers, got '
                       f'{tuple(config.network.mlp_sizes)}')
@@ -106,6 +99,31 @@ def validate_vtrace_config(config):
     raise ConfigError(
         f'inference.batch_size: {config.inference.batch_size} is smaller than one '
         f'actor request ({largest_request} environments)')
+
+
+def _environment_info(config) -> envs.EnvironmentInfo:
+  """Validates `config.env` (naming the key) and reads its specs."""
+  try:
+    envs.validate_config(config.env)
+  except ValueError as e:
+    raise ConfigError(str(e)) from None
+  return envs.EnvironmentInfo(config.env)
+
+
+def validate_vtrace_config(config):
+  """Raises ConfigError naming the first bad key of a V-trace config."""
+  _check_program(config, VTRACE_SCHEMA, 'vtrace')
+  _positive(config, 'total_environment_frames', 'network.lstm_size',
+            'network.resnet_hidden_size', 'actors.num', 'actors.env_batch_size',
+            'inference.batch_size', 'inference.timeout_us', 'learner.batch_size',
+            'learner.unroll_length', 'learner.queue_capacity', 'learner.queue_max_bytes',
+            'learner.learning_rate', 'learner.adam_epsilon',
+            'logging.interval_seconds', 'logging.checkpoint_interval_seconds')
+  _check_actors_and_evaluators(config)
+  if not 0.0 <= config.evaluators.epsilon <= 1.0:
+    raise ConfigError(f'evaluators.epsilon: must be in [0, 1], got {config.evaluators.epsilon}')
+  if config.network.torso not in ('mlp', 'resnet'):
+    raise ConfigError(f"network.torso: expected 'mlp' or 'resnet', got {config.network.torso!r}")
   learner = config.learner
   if learner.queue_capacity < learner.batch_size:
     raise ConfigError(f'learner.queue_capacity: {learner.queue_capacity} unrolls cannot '
@@ -121,11 +139,7 @@ def validate_vtrace_config(config):
     raise ConfigError(f'learner.reward_clipping: {learner.reward_clipping!r} is not one of '
                       f'{REWARD_CLIPPING_MODES}')
 
-  try:
-    envs.validate_config(config.env)
-  except ValueError as e:
-    raise ConfigError(str(e)) from None
-  info = envs.EnvironmentInfo(config.env)
+  info = _environment_info(config)
   step_bytes = (int(np.prod(info.observation_shape)) * info.observation_dtype.itemsize
                 + 4 * (info.num_actions + 4))
   queue_bytes = learner.queue_capacity * (learner.unroll_length + 1) * step_bytes
@@ -172,11 +186,7 @@ R2D2_SCHEMA = {
 
 def validate_r2d2_config(config):
   """Raises ConfigError naming the first bad key of an R2D2 config."""
-  _check_keys(config, R2D2_SCHEMA)
-  if config.algorithm != 'r2d2':
-    raise ConfigError(f"algorithm: this program runs 'r2d2', got {config.algorithm!r}")
-  if not config.logdir:
-    raise ConfigError('logdir: empty; pass --logdir=DIR')
+  _check_program(config, R2D2_SCHEMA, 'r2d2')
   _positive(config, 'total_environment_frames', 'network.torso_hidden_size',
             'network.lstm_size', 'network.head_hidden_size', 'network.frame_stack',
             'actors.num', 'actors.env_batch_size', 'inference.batch_size',
@@ -186,11 +196,7 @@ def validate_r2d2_config(config):
             'learner.target_update_period', 'learner.learning_rate',
             'learner.adam_epsilon', 'learner.value_rescale_eps',
             'logging.interval_seconds', 'logging.checkpoint_interval_seconds')
-  if config.evaluators.num < 0:
-    raise ConfigError(f'evaluators.num: must be >= 0, got {config.evaluators.num}')
-  if config.evaluators.num and config.evaluators.env_batch_size <= 0:
-    raise ConfigError('evaluators.env_batch_size: must be positive, got '
-                      f'{config.evaluators.env_batch_size}')
+  _check_actors_and_evaluators(config)
   for key in ('evaluators.epsilon', 'replay.priority_exponent', 'learner.discount',
               'learner.importance_sampling_exponent', 'learner.priority_eta'):
     section, leaf = key.split('.')
@@ -203,15 +209,6 @@ def validate_r2d2_config(config):
   if config.network.torso not in ('mlp', 'atari'):
     raise ConfigError(f"network.torso: expected 'mlp' or 'atari', got "
                       f'{config.network.torso!r}')
-  if any((not isinstance(s, int)) or s <= 0 for s in config.network.mlp_sizes):
-    raise ConfigError(f'network.mlp_sizes: expected positive integers, got '
-                      f'{tuple(config.network.mlp_sizes)}')
-  largest_request = max(config.actors.env_batch_size, config.evaluators.env_batch_size
-                        if config.evaluators.num else 0)
-  if largest_request > config.inference.batch_size:
-    raise ConfigError(
-        f'inference.batch_size: {config.inference.batch_size} is smaller than one '
-        f'actor request ({largest_request} environments)')
 
   learner, replay = config.learner, config.replay
   if learner.burn_in < 0:
@@ -241,11 +238,7 @@ def validate_r2d2_config(config):
     raise ConfigError(f'replay.chunk_length: {replay.chunk_length} is longer than a '
                       f'stored sequence ({stored_length} steps)')
 
-  try:
-    envs.validate_config(config.env)
-  except ValueError as e:
-    raise ConfigError(str(e)) from None
-  info = envs.EnvironmentInfo(config.env)
+  info = _environment_info(config)
   image = len(info.observation_shape) in (2, 3)
   if config.network.torso == 'atari' and not image:
     raise ConfigError(f"network.torso: 'atari' needs image observations, got shape "

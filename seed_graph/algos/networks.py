@@ -71,16 +71,73 @@ class ResNetTorso(snt.Module):
     return tf.nn.relu(self._linear(x))
 
 
+class RecurrentCore(snt.Module):
+  """torso(observation) ++ one-hot(previous action) ++ clipped previous reward -> LSTM.
+
+  The state is reset to zero wherever `done` is set. Shared by the actor-critic agent
+  and the R2D2 Q network, which differ only in their heads.
+  """
+
+  def __init__(self, num_actions: int, torso: snt.Module, lstm_size: int,
+               name='recurrent_core'):
+    super().__init__(name=name)
+    self._num_actions = num_actions
+    self._torso = torso
+    self._lstm = snt.LSTM(lstm_size)
+
+  def initial_state(self, batch_size):
+    return self._lstm.initial_state(batch_size)
+
+  def _embed(self, prev_actions, rewards, observations):
+    features = self._torso(observations)
+    one_hot_actions = tf.one_hot(prev_actions, self._num_actions)
+    clipped_rewards = tf.clip_by_value(tf.cast(rewards, tf.float32), -1.0, 1.0)
+    return tf.concat([features, one_hot_actions, clipped_rewards[:, tf.newaxis]], axis=-1)
+
+  @staticmethod
+  def _reset_where_done(core_state, dones):
+    keep = 1.0 - tf.cast(dones, tf.float32)[:, tf.newaxis]
+    return tf.nest.map_structure(lambda s: s * keep, core_state)
+
+  def step(self, prev_actions, rewards, dones, observations, core_state):
+    """One step for `[B]` environments: (outputs `[B, H]`, new state)."""
+    embedding = self._embed(prev_actions, rewards, observations)
+    return self._lstm(embedding, self._reset_where_done(core_state, dones))
+
+  def unroll(self, prev_actions, rewards, dones, observations, core_state):
+    """Time-major unroll of `[T, B]` inputs from `core_state` (the state before step 0).
+
+    Returns (outputs `[T * B, H]`, time-major rows, final state).
+    """
+    num_steps, batch_size = tf.shape(prev_actions)[0], tf.shape(prev_actions)[1]
+    flat = lambda x: tf.reshape(x, tf.concat([[num_steps * batch_size], tf.shape(x)[2:]], 0))
+    # The torso runs once over all T * B observations.
+    embeddings = self._embed(flat(prev_actions), flat(rewards), flat(observations))
+    embeddings = tf.reshape(
+        embeddings, tf.concat([[num_steps, batch_size], tf.shape(embeddings)[1:]], 0))
+    # The unroll length is static inside the learners' tf.functions, so a Python loop
+    # builds a fixed graph; the reset mask keeps episodes inside an unroll apart.
+    outputs = []
+    for t in range(prev_actions.shape[0]):
+      output, core_state = self._lstm(embeddings[t],
+                                      self._reset_where_done(core_state, dones[t]))
+      outputs.append(output)
+    return tf.concat(outputs, axis=0), core_state
+
+
+def unflatten_time(x, num_steps, batch_size):
+  """`[T * B, ...]` -> `[T, B, ...]`."""
+  return tf.reshape(x, tf.concat([[num_steps, batch_size], tf.shape(x)[1:]], 0))
+
+
 class ActorCriticAgent(snt.Module):
-  """torso(observation) ++ one-hot(previous action) ++ clipped previous reward -> LSTM
-  -> policy logits and a value baseline."""
+  """A `RecurrentCore` with policy-logits and value-baseline heads."""
 
   def __init__(self, num_actions: int, torso: snt.Module, lstm_size: int,
                name='actor_critic'):
     super().__init__(name=name)
     self._num_actions = num_actions
-    self._torso = torso
-    self._core = snt.LSTM(lstm_size)
+    self._core = RecurrentCore(num_actions, torso, lstm_size)
     self._policy_head = snt.Linear(num_actions, name='policy_logits')
     self._baseline_head = snt.Linear(1, name='baseline')
 
@@ -91,16 +148,6 @@ class ActorCriticAgent(snt.Module):
   def initial_state(self, batch_size):
     return self._core.initial_state(batch_size)
 
-  def _embed(self, prev_actions, rewards, observations):
-    features = self._torso(observations)
-    one_hot_actions = tf.one_hot(prev_actions, self._num_actions)
-    clipped_rewards = tf.clip_by_value(tf.cast(rewards, tf.float32), -1.0, 1.0)
-    return tf.concat([features, one_hot_actions, clipped_rewards[:, tf.newaxis]], axis=-1)
-
-  def _reset_where_done(self, core_state, dones):
-    keep = 1.0 - tf.cast(dones, tf.float32)[:, tf.newaxis]
-    return tf.nest.map_structure(lambda s: s * keep, core_state)
-
   def _heads(self, core_output):
     return AgentOutput(
         policy_logits=self._policy_head(core_output),
@@ -108,9 +155,8 @@ class ActorCriticAgent(snt.Module):
 
   def step(self, prev_actions, rewards, dones, observations, core_state):
     """One step for a batch `[B]` of environments. Returns (AgentOutput, new state)."""
-    embedding = self._embed(prev_actions, rewards, observations)
-    core_output, core_state = self._core(
-        embedding, self._reset_where_done(core_state, dones))
+    core_output, core_state = self._core.step(prev_actions, rewards, dones, observations,
+                                              core_state)
     return self._heads(core_output), core_state
 
   def unroll(self, prev_actions, rewards, dones, observations, core_state):
@@ -118,22 +164,11 @@ class ActorCriticAgent(snt.Module):
 
     Returns (AgentOutput with `[T, B, ...]` fields, final state).
     """
+    core_outputs, core_state = self._core.unroll(prev_actions, rewards, dones,
+                                                 observations, core_state)
     num_steps, batch_size = tf.shape(prev_actions)[0], tf.shape(prev_actions)[1]
-    flat = lambda x: tf.reshape(x, tf.concat([[num_steps * batch_size], tf.shape(x)[2:]], 0))
-    embeddings = self._embed(flat(prev_actions), flat(rewards), flat(observations))
-    embeddings = tf.reshape(
-        embeddings, tf.concat([[num_steps, batch_size], tf.shape(embeddings)[1:]], 0))
-    # The unroll length is static inside the learner's tf.function, so a Python loop
-    # builds a fixed graph; the reset mask keeps episodes inside an unroll apart.
-    core_outputs = []
-    for t in range(prev_actions.shape[0]):
-      core_state = self._reset_where_done(core_state, dones[t])
-      core_output, core_state = self._core(embeddings[t], core_state)
-      core_outputs.append(core_output)
-    outputs = self._heads(tf.concat(core_outputs, axis=0))
     outputs = tf.nest.map_structure(
-        lambda x: tf.reshape(x, tf.concat([[num_steps, batch_size], tf.shape(x)[1:]], 0)),
-        outputs)
+        lambda x: unflatten_time(x, num_steps, batch_size), self._heads(core_outputs))
     return outputs, core_state
 
 

@@ -51,14 +51,14 @@ class DuelingHead(snt.Module):
 
 
 class DuelingLSTMQNetwork(snt.Module):
-  """torso(obs) ++ one-hot(prev action) ++ clipped prev reward -> LSTM -> dueling Q."""
+  """A `networks.RecurrentCore` (torso, previous action and reward, LSTM) with dueling
+  Q heads."""
 
   def __init__(self, num_actions: int, torso: snt.Module, lstm_size: int,
                head_hidden_size: int, name='dueling_lstm_q'):
     super().__init__(name=name)
     self._num_actions = num_actions
-    self._torso = torso
-    self._core = snt.LSTM(lstm_size)
+    self._core = networks.RecurrentCore(num_actions, torso, lstm_size)
     self._head = DuelingHead(num_actions, head_hidden_size)
 
   @property
@@ -68,38 +68,19 @@ class DuelingLSTMQNetwork(snt.Module):
   def initial_state(self, batch_size):
     return self._core.initial_state(batch_size)
 
-  def _embed(self, prev_actions, rewards, observations):
-    features = self._torso(observations)
-    one_hot = tf.one_hot(prev_actions, self._num_actions)
-    clipped = tf.clip_by_value(tf.cast(rewards, tf.float32), -1.0, 1.0)
-    return tf.concat([features, one_hot, clipped[:, tf.newaxis]], axis=-1)
-
-  @staticmethod
-  def _reset_where_done(core_state, dones):
-    keep = 1.0 - tf.cast(dones, tf.float32)[:, tf.newaxis]
-    return tf.nest.map_structure(lambda s: s * keep, core_state)
-
   def step(self, prev_actions, rewards, dones, observations, core_state):
     """One step for `[B]` environments: (Q values `[B, A]`, new state)."""
-    embedding = self._embed(prev_actions, rewards, observations)
-    output, core_state = self._core(embedding, self._reset_where_done(core_state, dones))
+    output, core_state = self._core.step(prev_actions, rewards, dones, observations,
+                                         core_state)
     return self._head(output), core_state
 
   def unroll(self, prev_actions, rewards, dones, observations, core_state):
     """Time-major unroll of `[T, B]` inputs from the state before step 0:
     (Q values `[T, B, A]`, final state). T must be static (a Python loop)."""
+    outputs, core_state = self._core.unroll(prev_actions, rewards, dones, observations,
+                                            core_state)
     num_steps, batch_size = tf.shape(prev_actions)[0], tf.shape(prev_actions)[1]
-    flat = lambda x: tf.reshape(x, tf.concat([[num_steps * batch_size], tf.shape(x)[2:]], 0))
-    embeddings = self._embed(flat(prev_actions), flat(rewards), flat(observations))
-    embeddings = tf.reshape(
-        embeddings, tf.concat([[num_steps, batch_size], tf.shape(embeddings)[1:]], 0))
-    outputs = []
-    for t in range(prev_actions.shape[0]):
-      core_state = self._reset_where_done(core_state, dones[t])
-      output, core_state = self._core(embeddings[t], core_state)
-      outputs.append(output)
-    q_values = self._head(tf.concat(outputs, axis=0))
-    return tf.reshape(q_values, [num_steps, batch_size, self._num_actions]), core_state
+    return networks.unflatten_time(self._head(outputs), num_steps, batch_size), core_state
 
 
 def make_q_network(network_config, num_actions) -> DuelingLSTMQNetwork:

@@ -43,6 +43,14 @@ InferenceRequest = collections.namedtuple(
     ['env_ids', 'run_ids', 'rewards', 'dones', 'truncations', 'observations', 'is_eval'])
 
 
+def pad_rows(array: np.ndarray, rows: int) -> np.ndarray:
+  """Zero rows appended up to `rows`; the array itself (no copy) if it has that many."""
+  missing = rows - len(array)
+  if not missing:
+    return array
+  return np.concatenate([array, np.zeros((missing,) + array.shape[1:], array.dtype)])
+
+
 def bucket_sizes(max_rows: int) -> List[int]:
   """Padded batch sizes for inference: powers of two below max_rows, then max_rows.
 
@@ -104,6 +112,51 @@ class RequestParser:
                             arrays['truncations'], arrays['observations'], is_eval)
 
 
+class InferenceServer:
+  """The learner's side of the inference edge, shared by every learner kind.
+
+  Each stream's messages are parsed (a bad one fails that caller only, with
+  INVALID_ARGUMENT), batched across callers by a `DynamicBatcher` around
+  `infer_batch(requests) -> actions per request`, and answered in order.
+  """
+
+  def __init__(self, config, parse_request, infer_batch):
+    self._parse_request = parse_request
+    self._max_streams = layout.num_envs(config) + 16  # Room for reconnects.
+    self.batcher = batching.DynamicBatcher(
+        infer_batch, config.inference.batch_size, config.inference.timeout_us,
+        request_keys=lambda request: request.env_ids)
+    self._server = None
+
+  def start(self, port: int):
+    self.batcher.start()
+    self._server = inference_edge.serve(port, self._serve_stream, self._max_streams)
+
+  def stop_batching(self):
+    """Fails waiting and new requests (UNAVAILABLE); the server stays up."""
+    self.batcher.stop()
+
+  def shutdown(self):
+    self.batcher.stop()
+    if self._server is not None:
+      self._server.stop(grace=1).wait()
+
+  def _serve_stream(self, request_iterator, context):
+    for message in request_iterator:
+      try:
+        request = self._parse_request(message)
+      except wire.WireFormatError as e:
+        context.abort(grpc.StatusCode.INVALID_ARGUMENT, f'bad inference request: {e}')
+      try:
+        actions = self.batcher.submit(request).result()
+      except batching.BatcherStopped as e:
+        context.abort(grpc.StatusCode.UNAVAILABLE, str(e))
+      except Exception as e:  # pylint: disable=broad-except
+        logging.exception('inference failed')
+        context.abort(grpc.StatusCode.INTERNAL, f'inference failed: {e}')
+      yield wire.encode({'actions': actions})
+
+
 class LearnerInference:
   """What runs in the learner-inference process. See the module docstring."""
 
@@ -155,14 +208,14 @@ class LearnerInference:
     self._env_states = env_states_lib.EnvironmentStates(
         layout.num_envs(config), learner_config.unroll_length, info.observation_shape,
         info.observation_dtype, info.num_actions, state_shapes)
-    self._parse_request = RequestParser(
-        info.observation_shape, info.observation_dtype, num_training_envs,
-        layout.num_envs(config), config.inference.batch_size)
+    self._inference_server = InferenceServer(
+        config,
+        RequestParser(info.observation_shape, info.observation_dtype, num_training_envs,
+                      layout.num_envs(config), config.inference.batch_size),
+        self._infer_batch)
+    self._batcher = self._inference_server.batcher
     self._buckets = bucket_sizes(config.inference.batch_size)
     self._unrolls = queue.Queue(maxsize=learner_config.queue_capacity)
-    self._batcher = batching.DynamicBatcher(
-        self._infer_batch, config.inference.batch_size, config.inference.timeout_us,
-        request_keys=lambda request: request.env_ids)
     self.inference_traces = 0
     self._inference_fn = tf.function(self._inference)
     self._train_fn = tf.function(self._train_step)
@@ -174,7 +227,6 @@ class LearnerInference:
     self._eval_episodes = 0
     self._train_episodes = 0
     self._last_losses = {}
-    self._server = None
 
   # ---- Inference (the batcher's thread) ------------------------------------------
 
@@ -207,7 +259,7 @@ class LearnerInference:
     states_before = states.gather_core_states(env_ids)
 
     padded = next(size for size in self._buckets if size >= rows)
-    pad = lambda x: np.concatenate([x, np.zeros((padded - rows,) + x.shape[1:], x.dtype)])
+    pad = lambda x: pad_rows(x, padded)
     core_state = tf.nest.pack_sequence_as(self._state_template,
                                           [pad(s) for s in states_before])
     actions, logits, new_state = self._inference_fn(
@@ -257,21 +309,6 @@ class LearnerInference:
       except queue.Full:
         continue
 
-  def _serve_stream(self, request_iterator, context):
-    for message in request_iterator:
-      try:
-        request = self._parse_request(message)
-      except wire.WireFormatError as e:
-        context.abort(grpc.StatusCode.INVALID_ARGUMENT, f'bad inference request: {e}')
-      try:
-        actions = self._batcher.submit(request).result()
-      except batching.BatcherStopped as e:
-        context.abort(grpc.StatusCode.UNAVAILABLE, str(e))
-      except Exception as e:  # pylint: disable=broad-except
-        logging.exception('inference failed')
-        context.abort(grpc.StatusCode.INTERNAL, f'inference failed: {e}')
-      yield wire.encode({'actions': actions})
-
   # ---- Training (the node's main thread) ------------------------------------------
 
   def _train_step(self, steps, initial_state):
@@ -302,7 +339,7 @@ class LearnerInference:
     """Blocks for `batch_size` unrolls; returns None if stopped meanwhile."""
     batch = []
     while len(batch) < self._config.learner.batch_size:
-      if self._stop.is_set() or _program_stopping():
+      if self._stop.is_set() or program_stopping():
         return None
       try:
         batch.append(self._unrolls.get(timeout=0.5))
@@ -372,15 +409,11 @@ class LearnerInference:
 
   def _start_inference(self, port: int):
     """Starts the batcher and the inference server (also used by tests)."""
-    self._batcher.start()
-    max_streams = layout.num_envs(self._config) + 16
-    self._server = inference_edge.serve(port, self._serve_stream, max_streams)
+    self._inference_server.start(port)
 
   def _shutdown_inference(self):
     self._stop.set()
-    self._batcher.stop()
-    if self._server is not None:
-      self._server.stop(grace=1).wait()
+    self._inference_server.shutdown()
 
   def run(self):
     self._metrics = metrics_lib.MetricsWriter(self._logdir)
@@ -392,7 +425,7 @@ class LearnerInference:
     total = self._config.total_environment_frames
     finished = False
     try:
-      while not self._stop.is_set() and not _program_stopping():
+      while not self._stop.is_set() and not program_stopping():
         if self._frames >= total:
           finished = True
           break
@@ -413,17 +446,17 @@ class LearnerInference:
     if finished:
       print(f'[learner] reached total_environment_frames={total}; stopping the program',
             flush=True)
-      _stop_program()
+      stop_program()
 
 
-def _program_stopping() -> bool:
+def program_stopping() -> bool:
   try:
     return lp.wait_for_stop(0)
   except Exception:  # pylint: disable=broad-except
     return False  # Not running under a Launchpad worker manager (direct use, tests).
 
 
-def _stop_program():
+def stop_program():
   try:
     lp.stop()
   except Exception:  # pylint: disable=broad-except
@@ -457,11 +490,15 @@ class LearnerHandle(base.Handle[LearnerClient]):
                          self._inference_address.resolve())
 
 
-class LearnerInferenceNode(courier_node.CourierNode):
-  """A CourierNode (control edge) with a second address for the inference stream."""
+class CentralInferenceNode(courier_node.CourierNode):
+  """A CourierNode (control edge) with a second address for the inference stream.
 
-  def __init__(self, config):
-    super().__init__(LearnerInference, config)
+  `constructor(*args, inference_port=...)` builds what runs in the process; its handle
+  dereferences to a `LearnerClient`. Every learner kind is one of these.
+  """
+
+  def __init__(self, constructor, *args):
+    super().__init__(constructor, *args)
     self._inference_address = lp_address.Address(INFERENCE_PORT_NAME)
     self.allocate_address(self._inference_address)
 
@@ -472,3 +509,10 @@ class LearnerInferenceNode(courier_node.CourierNode):
     port = lp_address.get_port_from_address(self._inference_address.resolve())
     self._kwargs = dict(self._kwargs, inference_port=port)
     super().run()
+
+
+class LearnerInferenceNode(CentralInferenceNode):
+  """The V-trace learner-inference node: `LearnerInferenceNode(config)`."""
+
+  def __init__(self, config):
+    super().__init__(LearnerInference, config)

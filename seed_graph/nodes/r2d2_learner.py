@@ -27,22 +27,15 @@ import time
 from typing import List, Optional
 
 from absl import logging
-import grpc
-import launchpad as lp
-from launchpad import address as lp_address
-from launchpad.nodes.courier import node as courier_node
 import numpy as np
 import reverb
 import tensorflow as tf
 
-from seed_graph import batching
 from seed_graph import env_states as env_states_lib
 from seed_graph import envs
-from seed_graph import inference_edge
 from seed_graph import layout
 from seed_graph import metrics as metrics_lib
 from seed_graph import sequences as sequences_lib
-from seed_graph import wire
 from seed_graph.algos import q_networks
 from seed_graph.algos import r2d2
 from seed_graph.nodes import learner as learner_lib
@@ -144,16 +137,16 @@ class R2D2LearnerInference:
         np.full(num_envs - num_training_envs, config.evaluators.epsilon, np.float32)])
     self._stacker = sequences_lib.FrameStacker(num_envs, info.observation_shape,
                                                info.observation_dtype, stack)
-    self._parse_request = learner_lib.RequestParser(
-        info.observation_shape, info.observation_dtype, num_training_envs, num_envs,
-        config.inference.batch_size)
     self._buckets = learner_lib.bucket_sizes(config.inference.batch_size)
     self._sequence_writer = sequences_lib.SequenceWriter(
         self._replay, TABLE, num_training_envs, self._layout, info.num_actions,
         config.replay.chunk_length, self._initial_priorities, stop_event=self._stop)
-    self._batcher = batching.DynamicBatcher(
-        self._infer_batch, config.inference.batch_size, config.inference.timeout_us,
-        request_keys=lambda request: request.env_ids)
+    self._inference_server = learner_lib.InferenceServer(
+        config,
+        learner_lib.RequestParser(info.observation_shape, info.observation_dtype,
+                                  num_training_envs, num_envs, config.inference.batch_size),
+        self._infer_batch)
+    self._batcher = self._inference_server.batcher
     self.inference_traces = 0
     self._inference_fn = tf.function(self._inference)
     self._train_fn = tf.function(self._train_step)
@@ -166,7 +159,6 @@ class R2D2LearnerInference:
     self._last_losses = {}
     self._replay_size_at_start = None
     self._replay_size_at_checkpoint = None
-    self._server = None
     self.priority_updates = 0
 
   # ---- Networks --------------------------------------------------------------------
@@ -227,7 +219,7 @@ class R2D2LearnerInference:
     states_before = states.gather_core_states(env_ids)
 
     padded = next(size for size in self._buckets if size >= rows)
-    pad = lambda x: np.concatenate([x, np.zeros((padded - rows,) + x.shape[1:], x.dtype)])
+    pad = lambda x: learner_lib.pad_rows(x, padded)
     core_state = tf.nest.pack_sequence_as(self._state_template,
                                           [pad(s) for s in states_before])
     actions, q_values, new_state = self._inference_fn(
@@ -265,21 +257,6 @@ class R2D2LearnerInference:
       results.append(actions[start:end])
       start = end
     return results
-
-  def _serve_stream(self, request_iterator, context):
-    for message in request_iterator:
-      try:
-        request = self._parse_request(message)
-      except wire.WireFormatError as e:
-        context.abort(grpc.StatusCode.INVALID_ARGUMENT, f'bad inference request: {e}')
-      try:
-        actions = self._batcher.submit(request).result()
-      except batching.BatcherStopped as e:
-        context.abort(grpc.StatusCode.UNAVAILABLE, str(e))
-      except Exception as e:  # pylint: disable=broad-except
-        logging.exception('inference failed')
-        context.abort(grpc.StatusCode.INTERNAL, f'inference failed: {e}')
-      yield wire.encode({'actions': actions})
 
   # ---- Training (the node's main thread) ------------------------------------------
 
@@ -457,18 +434,14 @@ class R2D2LearnerInference:
   # ---- Lifecycle ------------------------------------------------------------------
 
   def _start_inference(self, port: int):
-    self._batcher.start()
-    max_streams = layout.num_envs(self._config) + 16
-    self._server = inference_edge.serve(port, self._serve_stream, max_streams)
+    self._inference_server.start(port)
 
   def _shutdown_inference(self):
     self._stop.set()
-    self._batcher.stop()
-    if self._server is not None:
-      self._server.stop(grace=1).wait()
+    self._inference_server.shutdown()
 
   def _stopping(self) -> bool:
-    return self._stop.is_set() or _program_stopping()
+    return self._stop.is_set() or learner_lib.program_stopping()
 
   def run(self):
     self._metrics = metrics_lib.MetricsWriter(self._logdir)
@@ -510,7 +483,7 @@ class R2D2LearnerInference:
       # until the program is told to stop: actors then get UNAVAILABLE at once and notice
       # the stop while backing off, instead of waiting for a server that is gone.
       self._stop.set()
-      self._batcher.stop()
+      self._inference_server.stop_batching()
       self._sequence_writer.flush_all()
       self._sequence_writer.close()
       path = self.save()
@@ -521,39 +494,14 @@ class R2D2LearnerInference:
       if finished:
         print(f'[learner] reached total_environment_frames={total}; stopping the program',
               flush=True)
-        _stop_program()
+        learner_lib.stop_program()
         time.sleep(2.0)
       self._shutdown_inference()
 
 
-def _program_stopping() -> bool:
-  try:
-    return lp.wait_for_stop(0)
-  except Exception:  # pylint: disable=broad-except
-    return False  # Not under a Launchpad worker manager (direct use, tests).
-
-
-def _stop_program():
-  try:
-    lp.stop()
-  except Exception:  # pylint: disable=broad-except
-    logging.info('No Launchpad program to stop.')
-
-
-class R2D2LearnerInferenceNode(courier_node.CourierNode):
-  """A CourierNode (control edge) with a second address for the inference stream; its
+class R2D2LearnerInferenceNode(learner_lib.CentralInferenceNode):
+  """The R2D2 learner-inference node: `R2D2LearnerInferenceNode(config, replay)`; its
   handle dereferences to a `LearnerClient`, exactly like the V-trace learner's."""
 
   def __init__(self, config, replay):
     super().__init__(R2D2LearnerInference, config, replay)
-    self._inference_address = lp_address.Address(learner_lib.INFERENCE_PORT_NAME)
-    self.allocate_address(self._inference_address)
-
-  def create_handle(self) -> learner_lib.LearnerHandle:
-    return self._track_handle(
-        learner_lib.LearnerHandle(self._address, self._inference_address))
-
-  def run(self):
-    port = lp_address.get_port_from_address(self._inference_address.resolve())
-    self._kwargs = dict(self._kwargs, inference_port=port)
-    super().run()
