@@ -44,3 +44,33 @@ def _fmt(value):
   if isinstance(value, float):
     return f'{value:.4g}'
   return str(value)
+
+
+class ProgressLog:
+  """Writes a learner's counters every `interval_seconds`, adding rates since the last
+  line: `fps` from `frames`, `inference_mean_batch_rows` from `inference_rows` and
+  `inference_batches`. `eval_episode_return` is left out until evaluators finish an
+  episode (a program may have none); other unmeasured values are written as null."""
+
+  def __init__(self, writer: MetricsWriter, interval_seconds: float, frames: int):
+    self._writer = writer
+    self._interval = interval_seconds
+    self._last_time = time.time()
+    self._last = {'frames': frames, 'inference_rows': 0, 'inference_batches': 0}
+
+  def due(self) -> bool:
+    return time.time() - self._last_time >= self._interval
+
+  def write(self, record: dict):
+    now = time.time()
+    record = dict(record)
+    if record.get('eval_episode_return') is None:
+      record.pop('eval_episode_return', None)
+    delta = {k: record[k] - self._last[k] for k in self._last}
+    record['fps'] = delta['frames'] / max(now - self._last_time, 1e-6)
+    record['inference_mean_batch_rows'] = (
+        delta['inference_rows'] / delta['inference_batches']
+        if delta['inference_batches'] else None)
+    self._writer.write(record)
+    self._last_time = now
+    self._last = {k: record[k] for k in self._last}

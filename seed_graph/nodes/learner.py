@@ -370,23 +370,11 @@ class LearnerInference:
       }
 
   def _maybe_log(self, force=False):
-    now = time.time()
-    if not force and now - self._last_log_time < self._config.logging.interval_seconds:
+    if not force and not self._progress.due():
       return
     record = self._snapshot()
-    elapsed = max(now - self._last_log_time, 1e-6)
-    record['fps'] = (record['frames'] - self._last_log_frames) / elapsed
-    batches = record['inference_batches'] - self._last_log_batches
-    record['inference_mean_batch_rows'] = (
-        (record['inference_rows'] - self._last_log_rows) / batches if batches else None)
     record.update(self._last_losses)
-    if record['eval_episode_return'] is None:
-      del record['eval_episode_return']
-    self._metrics.write(record)
-    self._last_log_time = now
-    self._last_log_frames = record['frames']
-    self._last_log_batches = record['inference_batches']
-    self._last_log_rows = record['inference_rows']
+    self._progress.write(record)
 
   # ---- Courier control edge -------------------------------------------------------
 
@@ -417,9 +405,8 @@ class LearnerInference:
 
   def run(self):
     self._metrics = metrics_lib.MetricsWriter(self._logdir)
-    self._last_log_time = time.time()
-    self._last_log_frames = self._frames
-    self._last_log_batches = self._last_log_rows = 0
+    self._progress = metrics_lib.ProgressLog(
+        self._metrics, self._config.logging.interval_seconds, self._frames)
     self._start_inference(self._inference_port)
     last_checkpoint = time.time()
     total = self._config.total_environment_frames
