@@ -1,15 +1,19 @@
 r"""Throughput of central inference against stepping the environments alone.
 
   python benchmarks/throughput.py [--env=atari|cartpole] [--processes=2]
-      [--env_batch_size=32] [--seconds=30] [--inference_timeout_us=20000]
+      [--env_batch_size=32] [--env_groups=2] [--inference_batch_size=...]
+      [--inference_timeout_us=20000] [--seconds=15] [--repeats=3]
 
 Two measurements with the same K processes, each stepping `env_batch_size` environments:
   1. env_only: random actions chosen in the process (no model anywhere);
-  2. central_inference: K real actor nodes sending every observation over the gRPC
-     inference stream to a learner-inference node in this process, which batches the
-     requests, runs a tiny policy (MLP 32 + LSTM 32), assembles unrolls and hands them to
-     a thread that discards them (training switched off).
-Frames count frame skip (4 on Atari). Prints JSON, then a table.
+  2. central_inference: K real actors (`seed_graph.nodes.actor.Actor`, split into
+     `env_groups` pipelined groups) sending every observation over the gRPC inference
+     stream to a learner-inference node in this process, which batches the requests,
+     runs a tiny policy (MLP 32 + LSTM 32), assembles unrolls and hands them to a thread
+     that discards them (training switched off).
+The two alternate `repeats` times, since a shared machine drifts; the reported ratio is
+the median of the per-repeat ratios. Frames count frame skip (4 on Atari). Prints JSON,
+then a table.
 """
 
 import json
@@ -29,13 +33,21 @@ import numpy as np
 _ENV = flags.DEFINE_enum('env', 'atari', ['atari', 'cartpole'], 'Environment.')
 _PROCESSES = flags.DEFINE_integer('processes', 2, 'K: environment processes.')
 _ENV_BATCH = flags.DEFINE_integer('env_batch_size', 32, 'Environments per process.')
-_SECONDS = flags.DEFINE_float('seconds', 30.0, 'Measured seconds per mode (after warm-up).')
+_ENV_GROUPS = flags.DEFINE_integer(
+    'env_groups', 2, 'Pipelined groups per actor (actors.env_groups); 1 waits for every '
+    'answer before stepping.')
+_BATCH = flags.DEFINE_integer(
+    'inference_batch_size', None, 'Rows per inference batch; default: one request from '
+    'each actor, processes * env_batch_size / env_groups.')
+_REPEATS = flags.DEFINE_integer('repeats', 3, 'Alternating env_only/central rounds.')
+_SECONDS = flags.DEFINE_float('seconds', 15.0, 'Measured seconds per mode (after warm-up).')
 _WARMUP = flags.DEFINE_float('warmup_seconds', 10.0, 'Unmeasured seconds first.')
 _TIMEOUT = flags.DEFINE_integer('inference_timeout_us', 20000,
                                 'Longest wait of the inference batcher for a full batch.')
 
 
-def _config(env_name, processes, env_batch_size, timeout_us):
+def _config(env_name, processes, env_batch_size, env_groups, inference_batch_size,
+            timeout_us):
   if env_name == 'atari':
     from configs import atari_vtrace as base  # pylint: disable=g-import-not-at-top
   else:
@@ -47,8 +59,10 @@ def _config(env_name, processes, env_batch_size, timeout_us):
   config.network.lstm_size = 32
   config.actors.num = processes
   config.actors.env_batch_size = env_batch_size
+  config.actors.env_groups = env_groups
   config.evaluators.num = 0
-  config.inference.batch_size = processes * env_batch_size
+  config.inference.batch_size = (inference_batch_size or
+                                 processes * -(-env_batch_size // env_groups))
   config.inference.timeout_us = timeout_us
   config.learner.unroll_length = 20
   config.learner.batch_size = 1
@@ -86,7 +100,8 @@ def _actor_worker(config, actor_index, address):
   client = learner_lib.LearnerClient('localhost:1', address)
   stop = threading.Event()
   actor_lib.Actor(client, config.env, layout.actor_env_ids(config, actor_index),
-                  seed=actor_index * 1000, stop_event=stop).run()
+                  seed=actor_index * 1000, stop_event=stop,
+                  env_groups=config.actors.env_groups).run()
 
 
 def measure_env_only(config, seconds, warmup):
@@ -142,26 +157,39 @@ def measure_central_inference(config, seconds, warmup):
 def main(argv):
   del argv
   multiprocessing.set_start_method('spawn')
-  config = _config(_ENV.value, _PROCESSES.value, _ENV_BATCH.value, _TIMEOUT.value)
-  env_only = measure_env_only(config, _SECONDS.value, _WARMUP.value)
-  central, mean_batch = measure_central_inference(config, _SECONDS.value, _WARMUP.value)
+  config = _config(_ENV.value, _PROCESSES.value, _ENV_BATCH.value, _ENV_GROUPS.value,
+                   _BATCH.value, _TIMEOUT.value)
+  rounds = []
+  for _ in range(_REPEATS.value):
+    env_only = measure_env_only(config, _SECONDS.value, _WARMUP.value)
+    central, mean_batch = measure_central_inference(config, _SECONDS.value, _WARMUP.value)
+    rounds.append({'env_only_frames_per_second': round(env_only, 1),
+                   'central_inference_frames_per_second': round(central, 1),
+                   'ratio': round(central / env_only, 3),
+                   'mean_inference_batch_rows': round(mean_batch, 1)})
+  median = lambda key: float(np.median([r[key] for r in rounds]))
   result = {
       'env': _ENV.value if _ENV.value != 'atari' else f'atari/{config.env.game}',
       'processes': _PROCESSES.value,
       'env_batch_size': _ENV_BATCH.value,
+      'env_groups': _ENV_GROUPS.value,
+      'inference_batch_size': config.inference.batch_size,
       'inference_timeout_us': _TIMEOUT.value,
       'cpu_count': os.cpu_count(),
-      'env_only_frames_per_second': round(env_only, 1),
-      'central_inference_frames_per_second': round(central, 1),
-      'ratio': round(central / env_only, 3),
-      'mean_inference_batch_rows': round(mean_batch, 1),
+      'env_only_frames_per_second': median('env_only_frames_per_second'),
+      'central_inference_frames_per_second': median('central_inference_frames_per_second'),
+      'ratio': median('ratio'),
+      'rounds': rounds,
   }
   print(json.dumps(result))
-  print(f"{'mode':<20} {'frames/s':>12}")
-  print(f"{'env_only':<20} {env_only:>12.0f}")
-  print(f"{'central_inference':<20} {central:>12.0f}")
-  print(f"ratio {result['ratio']:.2f} (K={_PROCESSES.value} processes x "
-        f"{_ENV_BATCH.value} envs, {os.cpu_count()} cores)")
+  print(f"{'round':<8} {'env_only':>12} {'central':>12} {'ratio':>7} {'batch rows':>11}")
+  for i, r in enumerate(rounds):
+    print(f"{i + 1:<8} {r['env_only_frames_per_second']:>12.0f} "
+          f"{r['central_inference_frames_per_second']:>12.0f} {r['ratio']:>7.3f} "
+          f"{r['mean_inference_batch_rows']:>11.1f}")
+  print(f"median ratio {result['ratio']:.3f} (frames/s; K={_PROCESSES.value} processes x "
+        f"{_ENV_BATCH.value} envs in {_ENV_GROUPS.value} groups, "
+        f"{os.cpu_count()} cores)")
 
 
 if __name__ == '__main__':

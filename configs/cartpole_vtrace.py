@@ -28,6 +28,9 @@ def get_config():
   config.actors = ml_collections.ConfigDict()
   config.actors.num = 2                        # Actor processes.
   config.actors.env_batch_size = 16            # Environments stepped by each actor.
+  config.actors.env_groups = 1                 # Pipelined groups: with 2, an actor steps one half
+                                               # of its environments while the learner answers
+                                               # the other; worth it when env steps are slow.
 
   config.evaluators = ml_collections.ConfigDict()
   config.evaluators.num = 1                    # Evaluator processes (0 for none).

@@ -22,7 +22,7 @@ VTRACE_SCHEMA = {
     'network': {
         'torso': str, 'mlp_sizes': tuple, 'lstm_size': int, 'resnet_hidden_size': int,
     },
-    'actors': {'num': int, 'env_batch_size': int},
+    'actors': {'num': int, 'env_batch_size': int, 'env_groups': int},
     'evaluators': {'num': int, 'env_batch_size': int, 'epsilon': float},
     'inference': {'batch_size': int, 'timeout_us': int},
     'learner': {
@@ -93,8 +93,12 @@ def _check_actors_and_evaluators(config):
   if any((not isinstance(s, int)) or s <= 0 for s in config.network.mlp_sizes):
     raise ConfigError(f'network.mlp_sizes: expected positive integers, got '
                       f'{tuple(config.network.mlp_sizes)}')
-  largest_request = max(config.actors.env_batch_size, config.evaluators.env_batch_size
-                        if config.evaluators.num else 0)
+  groups = config.actors.env_groups
+  if not 1 <= groups <= config.actors.env_batch_size:
+    raise ConfigError(f'actors.env_groups: must be in [1, actors.env_batch_size='
+                      f'{config.actors.env_batch_size}], got {groups}')
+  largest_request = max(-(-config.actors.env_batch_size // groups),
+                        config.evaluators.env_batch_size if config.evaluators.num else 0)
   if largest_request > config.inference.batch_size:
     raise ConfigError(
         f'inference.batch_size: {config.inference.batch_size} is smaller than one '
@@ -165,7 +169,7 @@ R2D2_SCHEMA = {
         'torso': str, 'mlp_sizes': tuple, 'torso_hidden_size': int, 'lstm_size': int,
         'head_hidden_size': int, 'frame_stack': int,
     },
-    'actors': {'num': int, 'env_batch_size': int},
+    'actors': {'num': int, 'env_batch_size': int, 'env_groups': int},
     'exploration': {'base': float, 'alpha': float},
     'evaluators': {'num': int, 'env_batch_size': int, 'epsilon': float},
     'inference': {'batch_size': int, 'timeout_us': int},

@@ -45,10 +45,11 @@ _CLOSE = object()
 
 
 class InferenceStream:
-  """One open stream: `infer(request) -> response`, strictly one request in flight.
+  """One open stream. `infer(request) -> response`, or `send(request)` now and
+  `receive()` later (to step other environments meanwhile); responses come in order.
 
   Waits for the server to come up (`wait_for_ready`), so actors may start before the
-  learner. Errors surface as `grpc.RpcError` from `infer`.
+  learner. Errors surface as `grpc.RpcError` from `infer` or `receive`.
   """
 
   def __init__(self, channel: grpc.Channel):
@@ -59,8 +60,14 @@ class InferenceStream:
 
   def infer(self, request: bytes) -> bytes:
     with self._lock:
-      self._requests.put(request)
-      return next(self._responses)
+      self.send(request)
+      return self.receive()
+
+  def send(self, request: bytes):
+    self._requests.put(request)
+
+  def receive(self) -> bytes:
+    return next(self._responses)
 
   def close(self):
     self._requests.put(_CLOSE)

@@ -29,6 +29,8 @@ def _config(tmp_path):
     ('learner.reward_clipping', 'tanh', 'learner.reward_clipping'),
     ('inference.batch_size', 2, 'inference.batch_size: 2 is smaller than one actor request'),
     ('inference.timeout_us', 0, 'inference.timeout_us: must be positive'),
+    ('actors.env_groups', 0, 'actors.env_groups: must be in [1, actors.env_batch_size=4]'),
+    ('actors.env_groups', 5, 'actors.env_groups: must be in [1, actors.env_batch_size=4]'),
     ('network.torso', 'transformer', 'network.torso'),
     ('evaluators.epsilon', 2.0, 'evaluators.epsilon'),
     ('total_environment_frames', 0, 'total_environment_frames: must be positive'),
@@ -56,7 +58,7 @@ def test_unknown_and_missing_keys(tmp_path):
 def test_wrong_type_is_named(tmp_path):
   config = _config(tmp_path)
   # As written in a user's own config file (ConfigDict only guards overrides).
-  config.actors = ml_collections.ConfigDict({'num': 2.5, 'env_batch_size': 4})
+  config.actors = ml_collections.ConfigDict({'num': 2.5, 'env_batch_size': 4, 'env_groups': 1})
   with pytest.raises(config_checks.ConfigError, match='actors.num: expected an integer'):
     vtrace.make_program(config)
 
@@ -90,3 +92,14 @@ def test_launcher_refuses_bad_config_before_starting_anything(tmp_path):
   assert result.returncode != 0
   assert 'no_such_key' in result.stderr
   assert not os.path.exists(logdir)
+
+
+def test_pipelined_groups_need_only_one_group_per_inference_batch(tmp_path):
+  config = helpers.small_cartpole_config(tmp_path)
+  config.actors.env_batch_size = 8
+  config.evaluators.num = 0
+  config.inference.batch_size = 4
+  with pytest.raises(config_checks.ConfigError, match='smaller than one actor request'):
+    config_checks.validate_vtrace_config(config)
+  config.actors.env_groups = 2  # Requests of 4 rows now fit.
+  config_checks.validate_vtrace_config(config)

@@ -107,6 +107,32 @@ def test_actors_and_evaluator_fill_the_unroll_queue(learner):
   assert learner.inference_traces <= len(learner_lib.bucket_sizes(16))
 
 
+def test_group_slices_cover_every_environment_once():
+  for envs, groups in [(1, 1), (4, 4), (7, 3), (32, 2)]:
+    slices = actor_lib.group_slices(envs, groups)
+    assert len(slices) == groups
+    assert sum((list(range(envs))[s] for s in slices), []) == list(range(envs))
+
+
+def test_pipelined_actor_gives_the_same_unrolls_as_one_group(learner):
+  # Two groups of 2 envs on separate streams: each env still advances one step per
+  # answer, so the counts match a one-group actor exactly.
+  learner._unrolls = queue.Queue()
+  worker = actor_lib.Actor(_client(learner), learner.config.env, [0, 1, 2, 3], seed=1,
+                           max_steps=12, stop_event=threading.Event(), env_groups=2)
+  worker.run()
+  assert worker.steps == 12
+  assert learner._unrolls.qsize() == 4 * 2
+  assert learner.get_stats()['frames'] == 4 * 12
+  # Requests carried 2 rows each (one group), never the whole batch of 4.
+  assert learner._batcher.rows_processed == 4 * 12
+  assert learner._batcher.batches_processed >= 12
+  unrolls = [learner._unrolls.get() for _ in range(8)]
+  assert sorted(u.env_id for u in unrolls) == [0, 0, 1, 1, 2, 2, 3, 3]
+  for unroll in unrolls:
+    assert unroll.steps['observations'].shape[0] == learner.config.learner.unroll_length + 1
+
+
 def test_malformed_message_fails_only_that_caller(learner):
   good = _client(learner).inference.open_stream()
   bad = _client(learner).inference.open_stream()
@@ -174,13 +200,14 @@ def test_full_queue_blocks_inference_without_dropping(learner):
   thread.join(timeout=30)
 
 
-def test_actor_survives_learner_restart(tmp_path):
+@pytest.mark.parametrize('env_groups', [1, 2])
+def test_actor_survives_learner_restart(tmp_path, env_groups):
   config = helpers.small_cartpole_config(tmp_path)
   port = portpicker.pick_unused_port()
   client = learner_lib.LearnerClient('localhost:1', f'localhost:{port}')
   stop = threading.Event()
   worker = actor_lib.Actor(client, config.env, [0, 1, 2, 3], seed=1, stop_event=stop,
-                           max_backoff_seconds=0.5)
+                           max_backoff_seconds=0.5, env_groups=env_groups)
   thread = threading.Thread(target=worker.run)
   thread.start()  # Before the learner exists: it waits for the server.
   first = learner_lib.LearnerInference(config)

@@ -64,7 +64,9 @@ def test_local_mp_survives_a_killed_actor_and_leaves_no_processes(tmp_path):
   logdir = tmp_path / 'run'
   marker = uuid.uuid4().hex
   launcher = subprocess.Popen(
-      helpers.launch_command(logdir, '--config.total_environment_frames=30000', *SMALL),
+      # Pipelined actors (two groups each), as launched from the command line.
+      helpers.launch_command(logdir, '--config.total_environment_frames=30000',
+                             '--config.actors.env_groups=2', *SMALL),
       cwd=helpers.REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
       env=dict(os.environ, SEED_GRAPH_TEST_MARKER=marker))
   try:

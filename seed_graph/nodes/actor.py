@@ -32,13 +32,26 @@ def new_run_ids(count: int) -> np.ndarray:
   return ids | np.int64(1)
 
 
+def group_slices(num_envs: int, num_groups: int):
+  """Splits `num_envs` environments into `num_groups` contiguous, near-equal slices."""
+  bounds = np.linspace(0, num_envs, num_groups + 1).round().astype(int)
+  return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
 class Actor:
-  """See the module docstring. `run()` loops until the program stops (or `max_steps`)."""
+  """See the module docstring. `run()` loops until the program stops (or `max_steps`).
+
+  With `env_groups=G > 1` the environments are split into G groups, each with its own
+  stream and one request in flight: the actor steps one group while the learner
+  answers the others, so inference latency overlaps environment work.
+  """
 
   def __init__(self, learner, env_config, env_ids: Sequence[int], seed: int,
                is_eval: bool = False, max_steps: Optional[int] = None,
                stop_event: Optional[threading.Event] = None,
-               max_backoff_seconds: float = 10.0):
+               max_backoff_seconds: float = 10.0, env_groups: int = 1):
+    if not 1 <= env_groups <= len(env_ids):
+      raise ValueError(f'env_groups: {env_groups} must be in [1, {len(env_ids)}]')
     self._learner = learner
     self._env_config = env_config
     self._env_ids = np.asarray(env_ids, np.int32)
@@ -47,6 +60,7 @@ class Actor:
     self._max_steps = max_steps
     self._stop_event = stop_event
     self._max_backoff = max_backoff_seconds
+    self._groups = group_slices(len(env_ids), env_groups)
     self.steps = 0
     self.reconnects = 0
 
@@ -76,29 +90,52 @@ class Actor:
       observations[i] = env.reset().observation
     run_ids = new_run_ids(batch)
     meta = {'eval': self._is_eval}
-    stream = None
+
+    def request(group: slice) -> bytes:
+      return wire.encode({'env_ids': self._env_ids[group], 'run_ids': run_ids[group],
+                          'rewards': rewards[group], 'dones': dones[group],
+                          'truncations': truncations[group],
+                          'observations': observations[group]}, meta)
+
+    def step_group(group: slice, actions: np.ndarray):
+      for i, action in zip(range(group.start, group.stop), actions):
+        timestep = environments[i].step(action)
+        rewards[i] = timestep.reward
+        if timestep.last():
+          dones[i] = True
+          # dm_env.truncation (a time limit) keeps discount 1; a terminal state has 0.
+          truncations[i] = timestep.discount is not None and timestep.discount > 0
+          observations[i] = environments[i].reset().observation
+        else:
+          dones[i] = False
+          truncations[i] = False
+          observations[i] = timestep.observation
+
+    streams = None
     backoff = 0.1
     role = 'evaluator' if self._is_eval else 'actor'
     try:
       while not self._stopping():
         if self._max_steps is not None and self.steps >= self._max_steps:
           break
-        request = wire.encode({'env_ids': self._env_ids, 'run_ids': run_ids,
-                               'rewards': rewards, 'dones': dones,
-                               'truncations': truncations,
-                               'observations': observations}, meta)
         try:
-          if stream is None:
-            stream = self._learner.inference.open_stream()
-          response = stream.infer(request)
+          if streams is None:
+            streams = []
+            for group in self._groups:
+              streams.append(self._learner.inference.open_stream())
+              streams[-1].send(request(group))
+          for group, stream in zip(self._groups, streams):
+            actions = wire.decode(stream.receive())[0]['actions']
+            step_group(group, actions)
+            stream.send(request(group))
         except (grpc.RpcError, StopIteration) as error:
           code = error.code() if isinstance(error, grpc.RpcError) else None
           if code is not None and code not in _RETRYABLE:
             raise RuntimeError(f'{role} {self._env_ids[0]}: the learner rejected our '
                                f'request: {error.details()}') from error
-          if stream is not None:
+          for stream in streams or ():
             stream.close()
-            stream = None
+          streams = None
           self.reconnects += 1
           logging.warning('%s: inference edge unavailable (%s); retrying in %.1fs', role,
                           code, backoff)
@@ -106,22 +143,9 @@ class Actor:
           backoff = min(backoff * 2, self._max_backoff)
           continue
         backoff = 0.1
-        actions = wire.decode(response)[0]['actions']
-        for i, env in enumerate(environments):
-          timestep = env.step(actions[i])
-          rewards[i] = timestep.reward
-          if timestep.last():
-            dones[i] = True
-            # dm_env.truncation (a time limit) keeps discount 1; a terminal state has 0.
-            truncations[i] = timestep.discount is not None and timestep.discount > 0
-            observations[i] = env.reset().observation
-          else:
-            dones[i] = False
-            truncations[i] = False
-            observations[i] = timestep.observation
         self.steps += 1
     finally:
-      if stream is not None:
+      for stream in streams or ():
         stream.close()
       for env in environments:
         close = getattr(env, 'close', None)
@@ -130,7 +154,10 @@ class Actor:
 
 
 class ActorNode(python_node.PyClassNode):
-  """An actor in a program: `ActorNode(learner_handle, env_config, env_ids, seed)`."""
+  """An actor in a program: `ActorNode(learner_handle, env_config, env_ids, seed,
+  env_groups=1)`."""
 
-  def __init__(self, learner, env_config, env_ids: Sequence[int], seed: int):
-    super().__init__(Actor, learner, env_config, list(env_ids), seed)
+  def __init__(self, learner, env_config, env_ids: Sequence[int], seed: int,
+               env_groups: int = 1):
+    super().__init__(Actor, learner, env_config, list(env_ids), seed,
+                     env_groups=env_groups)

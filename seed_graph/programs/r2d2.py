@@ -29,7 +29,8 @@ def make_program(config) -> lp.Program:
   with program.group('actor'):
     for i in range(config.actors.num):
       program.add_node(ActorNode(learner, config.env, layout.actor_env_ids(config, i),
-                                 seed=config.seed + 1000 * (i + 1)))
+                                 seed=config.seed + 1000 * (i + 1),
+                                 env_groups=config.actors.env_groups))
 
   with program.group('evaluator'):
     for i in range(config.evaluators.num):
