@@ -1,7 +1,7 @@
 r"""Throughput of central inference against stepping the environments alone.
 
   python benchmarks/throughput.py [--env=atari|cartpole] [--processes=2]
-      [--env_batch_size=32] [--env_groups=2] [--inference_batch_size=...]
+      [--env_batch_size=32] [--env_groups=1] [--inference_batch_size=...]
       [--inference_timeout_us=20000] [--seconds=15] [--repeats=3]
 
 Two measurements with the same K processes, each stepping `env_batch_size` environments:
@@ -34,7 +34,7 @@ _ENV = flags.DEFINE_enum('env', 'atari', ['atari', 'cartpole'], 'Environment.')
 _PROCESSES = flags.DEFINE_integer('processes', 2, 'K: environment processes.')
 _ENV_BATCH = flags.DEFINE_integer('env_batch_size', 32, 'Environments per process.')
 _ENV_GROUPS = flags.DEFINE_integer(
-    'env_groups', 2, 'Pipelined groups per actor (actors.env_groups); 1 waits for every '
+    'env_groups', 1, 'Pipelined groups per actor (actors.env_groups); 1 waits for every '
     'answer before stepping.')
 _BATCH = flags.DEFINE_integer(
     'inference_batch_size', None, 'Rows per inference batch; default: one request from '

@@ -4,7 +4,9 @@ r"""Runs a seed_graph program on this machine.
       [--config.actors.num=4 ...] [--launch_type=local_mp|local_mt]
 
 Ctrl-C, or the learner reaching `total_environment_frames`, stops every node. Running
-again with the same --logdir resumes from its last checkpoint.
+again with the same --logdir resumes from its last checkpoint. Nodes get
+--stop_grace_seconds to finish after Ctrl-C (a learner finishes its step and saves);
+a second Ctrl-C kills at once.
 """
 
 import os
@@ -14,6 +16,8 @@ os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
 import launchpad as lp
+from launchpad.nodes.python import local_multi_processing
+import ml_collections
 from ml_collections import config_flags
 
 from launch import programs
@@ -27,7 +31,30 @@ _LAUNCH_TYPE = flags.DEFINE_enum('launch_type', 'local_mp', ['local_mp', 'local_
 _TERMINAL = flags.DEFINE_enum(
     'terminal', 'current_terminal', ['current_terminal', 'output_to_files'],
     'Where node output goes (Launchpad 0.5.2 needs a choice without X).')
+_STOP_GRACE = flags.DEFINE_integer(
+    'stop_grace_seconds', 120,
+    'After Ctrl-C, how long nodes may take to stop before they are killed. Launchpad\'s '
+    'own 10 s is shorter than one Atari R2D2 learner step on a small machine.')
 flags.mark_flags_as_required(['config', 'logdir'])
+
+# Launchpad 0.5.2 defect: passing any known flag to node processes (PythonProcess args)
+# looks up a flag `lp_dummy_config` that launchpad never defines (KeyError). Defining
+# it here, unused, makes `stop_grace_resources` below work.
+if 'lp_dummy_config' not in flags.FLAGS:
+  config_flags.DEFINE_config_dict('lp_dummy_config', ml_collections.ConfigDict(),
+                                  'Unused; works around a Launchpad 0.5.2 defect.')
+
+
+def stop_grace_resources(program: lp.Program, grace_seconds: int):
+  """local_mp launch configs that give every node `grace_seconds` to stop.
+
+  Launchpad 0.5.2 reads `--lp_termination_notice_secs` in each process's own worker
+  manager (the launcher and every node), so the value must reach the node processes
+  as a command-line argument, not only this process's flags.
+  """
+  return {label: local_multi_processing.PythonProcess(
+              args={'lp_termination_notice_secs': grace_seconds})
+          for label in program.groups}
 
 
 def main(argv):
@@ -39,8 +66,12 @@ def main(argv):
   os.makedirs(config.logdir, exist_ok=True)
   print(f'launching {program.name}: {sum(len(n) for n in program.groups.values())} nodes, '
         f'logdir {config.logdir}', flush=True)
+  if _STOP_GRACE.value <= 0:
+    raise app.UsageError(f'--stop_grace_seconds must be positive, got {_STOP_GRACE.value}')
+  flags.FLAGS.lp_termination_notice_secs = _STOP_GRACE.value  # This process's manager.
   if _LAUNCH_TYPE.value == 'local_mp':
-    manager = lp.launch(program, launch_type='local_mp', terminal=_TERMINAL.value)
+    manager = lp.launch(program, launch_type='local_mp', terminal=_TERMINAL.value,
+                        local_resources=stop_grace_resources(program, _STOP_GRACE.value))
   else:
     manager = lp.launch(program, launch_type='local_mt')
   manager.wait()

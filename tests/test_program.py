@@ -84,6 +84,12 @@ def test_local_mp_survives_a_killed_actor_and_leaves_no_processes(tmp_path):
     actor_pythons = [c for p in actors for c in p.children(recursive=True)
                      if 'process_entry' in ' '.join(c.cmdline())]
     assert actor_pythons, 'no actor process found'
+    # launch.local's stop grace reaches every node process, not only the launcher.
+    node_pythons = [p for p in _processes_with_marker(marker)
+                    if 'process_entry' in ' '.join(p.cmdline())]
+    assert len(node_pythons) >= 4  # learner, 2 actors, evaluator
+    for process in node_pythons:
+      assert '--lp_termination_notice_secs=120' in process.cmdline()
     for process in actor_pythons:
       process.send_signal(signal.SIGKILL)
     frames_at_kill = helpers.read_metrics(logdir)[-1]['frames']
