@@ -52,6 +52,7 @@ def _config(env_name, processes, env_batch_size, env_groups, inference_batch_siz
     from configs import atari_vtrace as base  # pylint: disable=g-import-not-at-top
   else:
     from configs import cartpole_vtrace as base  # pylint: disable=g-import-not-at-top
+  from seed_graph import layout  # pylint: disable=g-import-not-at-top
   config = base.get_config()
   config.logdir = '/tmp/seed_graph_benchmark_unused'
   config.network.torso = 'mlp'
@@ -62,7 +63,7 @@ def _config(env_name, processes, env_batch_size, env_groups, inference_batch_siz
   config.actors.env_groups = env_groups
   config.evaluators.num = 0
   config.inference.batch_size = (inference_batch_size or
-                                 processes * -(-env_batch_size // env_groups))
+                                 processes * layout.largest_actor_request(config))
   config.inference.timeout_us = timeout_us
   config.learner.unroll_length = 20
   config.learner.batch_size = 1

@@ -34,7 +34,8 @@ _TERMINAL = flags.DEFINE_enum(
 _STOP_GRACE = flags.DEFINE_integer(
     'stop_grace_seconds', 120,
     'After Ctrl-C, how long nodes may take to stop before they are killed. Launchpad\'s '
-    'own 10 s is shorter than one Atari R2D2 learner step on a small machine.')
+    'own 10 s is shorter than one Atari R2D2 learner step on a small machine.',
+    lower_bound=1)
 flags.mark_flags_as_required(['config', 'logdir'])
 
 # Launchpad 0.5.2 defect: passing any known flag to node processes (PythonProcess args)
@@ -66,8 +67,6 @@ def main(argv):
   os.makedirs(config.logdir, exist_ok=True)
   print(f'launching {program.name}: {sum(len(n) for n in program.groups.values())} nodes, '
         f'logdir {config.logdir}', flush=True)
-  if _STOP_GRACE.value <= 0:
-    raise app.UsageError(f'--stop_grace_seconds must be positive, got {_STOP_GRACE.value}')
   flags.FLAGS.lp_termination_notice_secs = _STOP_GRACE.value  # This process's manager.
   if _LAUNCH_TYPE.value == 'local_mp':
     manager = lp.launch(program, launch_type='local_mp', terminal=_TERMINAL.value,

@@ -6,6 +6,7 @@ Every error is a `ConfigError` whose message starts with the dotted key at fault
 import numpy as np
 
 from seed_graph import envs
+from seed_graph import layout
 
 
 class ConfigError(ValueError):
@@ -97,7 +98,7 @@ def _check_actors_and_evaluators(config):
   if not 1 <= groups <= config.actors.env_batch_size:
     raise ConfigError(f'actors.env_groups: must be in [1, actors.env_batch_size='
                       f'{config.actors.env_batch_size}], got {groups}')
-  largest_request = max(-(-config.actors.env_batch_size // groups),
+  largest_request = max(layout.largest_actor_request(config),
                         config.evaluators.env_batch_size if config.evaluators.num else 0)
   if largest_request > config.inference.batch_size:
     raise ConfigError(

@@ -2,7 +2,8 @@
 
 Training environments come first: actor i steps ids [i * E, (i + 1) * E) with
 E = actors.env_batch_size. Evaluation environments follow them. The learner keeps
-per-environment state in arrays indexed by these ids.
+per-environment state in arrays indexed by these ids. An actor with G env groups splits
+its environments into G contiguous groups (see `env_group_slices`), one request each.
 """
 
 
@@ -23,3 +24,20 @@ def evaluator_env_ids(config, evaluator_index: int):
   size = config.evaluators.env_batch_size
   start = num_training_envs(config) + evaluator_index * size
   return list(range(start, start + size))
+
+
+def env_group_slices(num_envs: int, num_groups: int):
+  """Contiguous groups of an actor's environments; the first `num_envs % num_groups`
+  groups hold one more, so the largest holds ceil(num_envs / num_groups)."""
+  size, larger = divmod(num_envs, num_groups)
+  slices, start = [], 0
+  for group in range(num_groups):
+    stop = start + size + (1 if group < larger else 0)
+    slices.append(slice(start, stop))
+    start = stop
+  return slices
+
+
+def largest_actor_request(config) -> int:
+  """Rows in an actor's biggest inference request (one env group)."""
+  return env_group_slices(config.actors.env_batch_size, config.actors.env_groups)[0].stop

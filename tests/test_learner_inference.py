@@ -10,6 +10,7 @@ import portpicker
 import pytest
 import tensorflow as tf
 
+from seed_graph import layout
 from seed_graph import wire
 from seed_graph.nodes import actor as actor_lib
 from seed_graph.nodes import learner as learner_lib
@@ -109,7 +110,7 @@ def test_actors_and_evaluator_fill_the_unroll_queue(learner):
 
 def test_group_slices_cover_every_environment_once():
   for envs, groups in [(1, 1), (4, 4), (7, 3), (32, 2)]:
-    slices = actor_lib.group_slices(envs, groups)
+    slices = layout.env_group_slices(envs, groups)
     assert len(slices) == groups
     assert sum((list(range(envs))[s] for s in slices), []) == list(range(envs))
 

@@ -19,6 +19,7 @@ from launchpad.nodes.python import node as python_node
 import numpy as np
 
 from seed_graph import envs
+from seed_graph import layout
 from seed_graph import wire
 
 _RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED,
@@ -30,12 +31,6 @@ def new_run_ids(count: int) -> np.ndarray:
   """Random non-zero int64 ids, one per environment of this actor run."""
   ids = np.frombuffer(os.urandom(8 * count), dtype=np.int64) & np.int64(0x7FFFFFFFFFFFFFFF)
   return ids | np.int64(1)
-
-
-def group_slices(num_envs: int, num_groups: int):
-  """Splits `num_envs` environments into `num_groups` contiguous, near-equal slices."""
-  bounds = np.linspace(0, num_envs, num_groups + 1).round().astype(int)
-  return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
 
 
 class Actor:
@@ -60,7 +55,7 @@ class Actor:
     self._max_steps = max_steps
     self._stop_event = stop_event
     self._max_backoff = max_backoff_seconds
-    self._groups = group_slices(len(env_ids), env_groups)
+    self._groups = layout.env_group_slices(len(env_ids), env_groups)
     self.steps = 0
     self.reconnects = 0
 
