@@ -1,7 +1,7 @@
 r"""Throughput of central inference against stepping the environments alone.
 
   python benchmarks/throughput.py [--env=atari|cartpole] [--processes=2]
-      [--env_batch_size=32] [--env_groups=1] [--inference_batch_size=...]
+      [--env_batch_size=32] [--env_groups=2] [--inference_batch_size=...]
       [--inference_timeout_us=20000] [--seconds=15] [--repeats=3]
 
 Two measurements with the same K processes, each stepping `env_batch_size` environments:
@@ -12,8 +12,9 @@ Two measurements with the same K processes, each stepping `env_batch_size` envir
      runs a tiny policy (MLP 32 + LSTM 32), assembles unrolls and hands them to a thread
      that discards them (training switched off).
 The two alternate `repeats` times, since a shared machine drifts; the reported ratio is
-the median of the per-repeat ratios. Frames count frame skip (4 on Atari). Prints JSON,
-then a table.
+the median of the per-repeat ratios. Each central round also reports the mean inference
+batch and the CPU the learner-inference process used (in cores). Frames count frame skip
+(4 on Atari). Prints JSON, then a table.
 """
 
 import json
@@ -34,8 +35,8 @@ _ENV = flags.DEFINE_enum('env', 'atari', ['atari', 'cartpole'], 'Environment.')
 _PROCESSES = flags.DEFINE_integer('processes', 2, 'K: environment processes.')
 _ENV_BATCH = flags.DEFINE_integer('env_batch_size', 32, 'Environments per process.')
 _ENV_GROUPS = flags.DEFINE_integer(
-    'env_groups', 1, 'Pipelined groups per actor (actors.env_groups); 1 waits for every '
-    'answer before stepping.')
+    'env_groups', 2, 'Pipelined groups per actor (actors.env_groups): the actor steps one '
+    'group while the learner answers the other; 1 waits for every answer before stepping.')
 _BATCH = flags.DEFINE_integer(
     'inference_batch_size', None, 'Rows per inference batch; default: one request from '
     'each actor, processes * env_batch_size / env_groups.')
@@ -143,16 +144,19 @@ def measure_central_inference(config, seconds, warmup):
     a.start()
   time.sleep(warmup)
   start_frames, start = learner.get_stats()['frames'], time.time()
+  start_cpu = time.process_time()
   time.sleep(seconds)
   stats = learner.get_stats()
-  fps = (stats['frames'] - start_frames) / (time.time() - start)
+  elapsed = time.time() - start
+  fps = (stats['frames'] - start_frames) / elapsed
+  learner_cores = (time.process_time() - start_cpu) / elapsed
   batches = stats['inference_batches']
   mean_batch = stats['inference_rows'] / batches if batches else 0
   for a in actors:
     a.terminate()
   stop.set()
   learner._shutdown_inference()  # pylint: disable=protected-access
-  return fps, mean_batch
+  return fps, mean_batch, learner_cores
 
 
 def main(argv):
@@ -163,11 +167,12 @@ def main(argv):
   rounds = []
   for _ in range(_REPEATS.value):
     env_only = measure_env_only(config, _SECONDS.value, _WARMUP.value)
-    central, mean_batch = measure_central_inference(config, _SECONDS.value, _WARMUP.value)
+    central, mean_batch, learner_cores = measure_central_inference(config, _SECONDS.value, _WARMUP.value)
     rounds.append({'env_only_frames_per_second': round(env_only, 1),
                    'central_inference_frames_per_second': round(central, 1),
                    'ratio': round(central / env_only, 3),
-                   'mean_inference_batch_rows': round(mean_batch, 1)})
+                   'mean_inference_batch_rows': round(mean_batch, 1),
+                   'learner_cpu_cores': round(learner_cores, 2)})
   median = lambda key: float(np.median([r[key] for r in rounds]))
   result = {
       'env': _ENV.value if _ENV.value != 'atari' else f'atari/{config.env.game}',
@@ -183,11 +188,12 @@ def main(argv):
       'rounds': rounds,
   }
   print(json.dumps(result))
-  print(f"{'round':<8} {'env_only':>12} {'central':>12} {'ratio':>7} {'batch rows':>11}")
+  print(f"{'round':<8} {'env_only':>12} {'central':>12} {'ratio':>7} {'batch rows':>11} "
+        f"{'learner cores':>14}")
   for i, r in enumerate(rounds):
     print(f"{i + 1:<8} {r['env_only_frames_per_second']:>12.0f} "
           f"{r['central_inference_frames_per_second']:>12.0f} {r['ratio']:>7.3f} "
-          f"{r['mean_inference_batch_rows']:>11.1f}")
+          f"{r['mean_inference_batch_rows']:>11.1f} {r['learner_cpu_cores']:>14.2f}")
   print(f"median ratio {result['ratio']:.3f} (frames/s; K={_PROCESSES.value} processes x "
         f"{_ENV_BATCH.value} envs in {_ENV_GROUPS.value} groups, "
         f"{os.cpu_count()} cores)")

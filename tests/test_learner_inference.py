@@ -104,8 +104,8 @@ def test_actors_and_evaluator_fill_the_unroll_queue(learner):
   # 12 steps with unrolls of 5 (+1 overlap): 2 unrolls per training env, none for eval.
   assert learner._unrolls.qsize() == 8 * 2
   assert learner.get_stats()['frames'] == 8 * 12
-  # Padding to a few fixed sizes bounds the number of traces.
-  assert learner.inference_traces <= len(learner_lib.bucket_sizes(16))
+  # Batches of several sizes ran, all on the one graph traced when the learner was built.
+  assert learner.inference_traces == 1
 
 
 def test_group_slices_cover_every_environment_once():

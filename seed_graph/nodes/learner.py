@@ -51,10 +51,29 @@ def pad_rows(array: np.ndarray, rows: int) -> np.ndarray:
   return np.concatenate([array, np.zeros((missing,) + array.shape[1:], array.dtype)])
 
 
+def trace_for_any_batch(fn, *example_inputs):
+  """`fn` traced once as a TF graph for inputs shaped like `example_inputs` (nests of
+  tensors with a leading batch dimension) but with any number of rows.
+
+  The result is a concrete function: call it with tensors. That skips the argument
+  matching a `tf.function` does on every call (about 0.5 ms per inference batch on a
+  CPU), and no batch size, padded or not, can trigger a retrace in the middle of a run.
+  """
+  signature = tf.nest.map_structure(
+      lambda x: tf.TensorSpec((None,) + tuple(x.shape[1:]), x.dtype), example_inputs)
+  return tf.function(fn, input_signature=signature).get_concrete_function()
+
+
+def as_tensors(*inputs):
+  return tf.nest.map_structure(tf.convert_to_tensor, inputs)
+
+
 def bucket_sizes(max_rows: int) -> List[int]:
   """Padded batch sizes for inference: powers of two below max_rows, then max_rows.
 
-  At most six sizes, so the inference function is traced at most six times.
+  The inference graph is traced once for any batch size (`trace_for_any_batch`); the
+  padding keeps the shapes it runs on to at most six, which is what a compiler that
+  specializes on shapes (XLA, TPUs) needs.
   """
   sizes = [max_rows]
   while len(sizes) < 6 and sizes[-1] > 1:
@@ -186,10 +205,11 @@ class LearnerInference:
 
     # Build the variables before restoring, so the restore is checked at once.
     zeros = lambda shape, dtype: tf.zeros((1,) + tuple(shape), dtype)
-    self._agent.step(zeros((), tf.int32), zeros((), tf.float32), zeros((), tf.bool),
-                     zeros(info.observation_shape, info.observation_dtype),
-                     self._agent.initial_state(1))
     self._state_template = self._agent.initial_state(1)
+    example_inputs = (zeros((), tf.int32), zeros((), tf.float32), zeros((), tf.bool),
+                      zeros(info.observation_shape, info.observation_dtype),
+                      self._state_template)
+    self._agent.step(*example_inputs)
     self._learner_steps = tf.Variable(0, dtype=tf.int64, trainable=False)
     self._frames_variable = tf.Variable(0, dtype=tf.int64, trainable=False)
     self._checkpoint = tf.train.Checkpoint(
@@ -217,7 +237,8 @@ class LearnerInference:
     self._buckets = bucket_sizes(config.inference.batch_size)
     self._unrolls = queue.Queue(maxsize=learner_config.queue_capacity)
     self.inference_traces = 0
-    self._inference_fn = tf.function(self._inference)
+    self._inference_fn = trace_for_any_batch(self._inference, *example_inputs,
+                                             zeros((), tf.bool))
     self._train_fn = tf.function(self._train_step)
 
     self._stats_lock = threading.Lock()
@@ -262,9 +283,9 @@ class LearnerInference:
     pad = lambda x: pad_rows(x, padded)
     core_state = tf.nest.pack_sequence_as(self._state_template,
                                           [pad(s) for s in states_before])
-    actions, logits, new_state = self._inference_fn(
+    actions, logits, new_state = self._inference_fn(*as_tensors(
         pad(prev_actions), pad(rewards), pad(dones), pad(observations), core_state,
-        pad(is_eval))
+        pad(is_eval)))
     actions = np.asarray(actions)[:rows]
     logits = np.asarray(logits)[:rows]
     new_state = [np.asarray(s)[:rows] for s in tf.nest.flatten(new_state)]

@@ -102,11 +102,12 @@ class R2D2LearnerInference:
     stack = config.network.frame_stack
     network_shape = info.observation_shape + ((stack,) if stack > 1 else ())
     zeros = lambda shape, dtype: tf.zeros((1,) + tuple(shape), dtype)
-    for network in (self._network, self._target_network):
-      network.step(zeros((), tf.int32), zeros((), tf.float32), zeros((), tf.bool),
-                   zeros(network_shape, info.observation_dtype), network.initial_state(1))
-    self._update_target()
     self._state_template = self._network.initial_state(1)
+    example_inputs = (zeros((), tf.int32), zeros((), tf.float32), zeros((), tf.bool),
+                      zeros(network_shape, info.observation_dtype), self._state_template)
+    for network in (self._network, self._target_network):
+      network.step(*example_inputs)
+    self._update_target()
     self._state_sizes = q_networks.state_sizes(self._network)
     self._optimizer = tf.keras.optimizers.Adam(learner.learning_rate,
                                                epsilon=learner.adam_epsilon)
@@ -148,7 +149,8 @@ class R2D2LearnerInference:
         self._infer_batch)
     self._batcher = self._inference_server.batcher
     self.inference_traces = 0
-    self._inference_fn = tf.function(self._inference)
+    self._inference_fn = learner_lib.trace_for_any_batch(self._inference, *example_inputs,
+                                                         zeros((), tf.float32))
     self._train_fn = tf.function(self._train_step)
 
     self._stats_lock = threading.Lock()
@@ -222,9 +224,9 @@ class R2D2LearnerInference:
     pad = lambda x: learner_lib.pad_rows(x, padded)
     core_state = tf.nest.pack_sequence_as(self._state_template,
                                           [pad(s) for s in states_before])
-    actions, q_values, new_state = self._inference_fn(
+    actions, q_values, new_state = self._inference_fn(*learner_lib.as_tensors(
         pad(prev_actions), pad(rewards), pad(dones), pad(stacked), core_state,
-        pad(self._epsilons[env_ids]))
+        pad(self._epsilons[env_ids])))
     actions = np.asarray(actions)[:rows]
     q_values = np.asarray(q_values)[:rows]
     new_state = [np.asarray(s)[:rows] for s in tf.nest.flatten(new_state)]
