@@ -142,6 +142,14 @@ def measure_central_inference(config, seconds, warmup):
             for i in range(config.actors.num)]
   for a in actors:
     a.start()
+  # Warm-up starts once every environment has stepped: building dozens of Atari
+  # environments per actor can take longer than the warm-up itself, and env_only's
+  # warm-up also starts after its environments are built.
+  deadline = time.time() + 600
+  while not (learner._env_states.run_ids != 0).all():  # pylint: disable=protected-access
+    if time.time() > deadline or not all(a.is_alive() for a in actors):
+      raise RuntimeError('the actors did not all start stepping')
+    time.sleep(0.1)
   time.sleep(warmup)
   start_frames, start = learner.get_stats()['frames'], time.time()
   start_cpu = time.process_time()
