@@ -120,7 +120,12 @@ def measure_env_only(config, seconds, warmup):
   return total
 
 
-def measure_central_inference(config, seconds, warmup):
+def start_central_inference(config, actor_worker=_actor_worker, extra_args=()):
+  """A learner-inference node in this process (training off: a thread discards its
+  unrolls) and K actor processes running `actor_worker(config, index, address,
+  *extra_args)`. Returns once every environment has stepped: building dozens of Atari
+  environments per actor can outlast a warm-up, and env_only's warm-up also starts after
+  its environments are built. Returns (learner, shutdown)."""
   import portpicker  # pylint: disable=g-import-not-at-top
   from seed_graph.nodes import learner as learner_lib  # pylint: disable=g-import-not-at-top
   learner = learner_lib.LearnerInference(config)
@@ -128,28 +133,38 @@ def measure_central_inference(config, seconds, warmup):
   learner._start_inference(port)  # pylint: disable=protected-access
   stop = threading.Event()
 
-  def discard_unrolls():  # Training switched off: consume what inference produces.
+  def discard_unrolls():
     while not stop.is_set():
       try:
         learner._unrolls.get(timeout=0.2)  # pylint: disable=protected-access
       except Exception:  # pylint: disable=broad-except
         pass
 
-  drain = threading.Thread(target=discard_unrolls, daemon=True)
-  drain.start()
-  actors = [multiprocessing.Process(target=_actor_worker,
-                                    args=(config, i, f'localhost:{port}'), daemon=True)
+  threading.Thread(target=discard_unrolls, daemon=True).start()
+  actors = [multiprocessing.Process(target=actor_worker,
+                                    args=(config, i, f'localhost:{port}') + tuple(extra_args),
+                                    daemon=True)
             for i in range(config.actors.num)]
   for a in actors:
     a.start()
-  # Warm-up starts once every environment has stepped: building dozens of Atari
-  # environments per actor can take longer than the warm-up itself, and env_only's
-  # warm-up also starts after its environments are built.
+
+  def shutdown():
+    for a in actors:
+      a.terminate()
+    stop.set()
+    learner._shutdown_inference()  # pylint: disable=protected-access
+
   deadline = time.time() + 600
   while not (learner._env_states.run_ids != 0).all():  # pylint: disable=protected-access
     if time.time() > deadline or not all(a.is_alive() for a in actors):
+      shutdown()
       raise RuntimeError('the actors did not all start stepping')
     time.sleep(0.1)
+  return learner, shutdown
+
+
+def measure_central_inference(config, seconds, warmup):
+  learner, shutdown = start_central_inference(config)
   time.sleep(warmup)
   start_frames, start = learner.get_stats()['frames'], time.time()
   start_cpu = time.process_time()
@@ -160,10 +175,7 @@ def measure_central_inference(config, seconds, warmup):
   learner_cores = (time.process_time() - start_cpu) / elapsed
   batches = stats['inference_batches']
   mean_batch = stats['inference_rows'] / batches if batches else 0
-  for a in actors:
-    a.terminate()
-  stop.set()
-  learner._shutdown_inference()  # pylint: disable=protected-access
+  shutdown()
   return fps, mean_batch, learner_cores
 
 
