@@ -55,7 +55,8 @@ def _timed_actor_worker(config, actor_index, address, seconds, warmup, results):
       return timestep
 
     env.step = step
-    built.append((env, untimed_step))
+    built.append((env, untimed_step, getattr(env, 'close', lambda: None)))
+    env.close = lambda: None  # Kept open for the paired measurement after the actor.
     return env
 
   class TimedStream:
@@ -101,13 +102,15 @@ def _timed_actor_worker(config, actor_index, address, seconds, warmup, results):
   env_only_cpu, env_only_steps = 0.0, 0
   deadline = time.time() + seconds
   while time.time() < deadline:
-    for env, untimed_step in built:
+    for env, untimed_step, _ in built:
       started = time.thread_time()
       timestep = untimed_step(int(rng.integers(num_actions)))
       env_only_cpu += time.thread_time() - started
       env_only_steps += 1
       if timestep.last():
         env.reset()
+  for _, _, close in built:
+    close()
   elapsed = window['elapsed']
   results.put({
       'actor': actor_index,
