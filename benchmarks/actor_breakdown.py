@@ -7,9 +7,10 @@ when the same process steps them alone right after.
 Runs the central set-up of `throughput.py` (same flags, tiny policy, training off). Each
 actor measures, over `seconds` after the warm-up: the share of wall time it waited for
 actions, its process CPU (cores), the share of wall time its main thread spent inside
-environment steps, and the thread CPU of one environment step. Then it stops talking to the learner and steps the same environments
-with random actions for `seconds` more (env_only_step_ms): the two step costs are a
-paired comparison on the same process and environments. The learner's CPU (cores) is
+environment steps, and the thread CPU of one environment step. Then it stops talking
+to the learner and steps the same environments with random actions for `seconds` more
+(env_only_step_ms): the two step costs are a paired comparison on the same process and
+environments. The learner's CPU (cores) is
 reported over the actors' window. Prints JSON, then a table.
 """
 
@@ -127,7 +128,7 @@ def main(argv):
   del argv
   multiprocessing.set_start_method('spawn')
   flags = throughput.flags.FLAGS
-  config = throughput._config(  # pylint: disable=protected-access
+  config = throughput.benchmark_config(
       flags.env, flags.processes, flags.env_batch_size, flags.env_groups,
       flags.inference_batch_size, flags.inference_timeout_us)
   results = multiprocessing.Queue()

@@ -47,7 +47,7 @@ _TIMEOUT = flags.DEFINE_integer('inference_timeout_us', 20000,
                                 'Longest wait of the inference batcher for a full batch.')
 
 
-def _config(env_name, processes, env_batch_size, env_groups, inference_batch_size,
+def benchmark_config(env_name, processes, env_batch_size, env_groups, inference_batch_size,
             timeout_us):
   if env_name == 'atari':
     from configs import atari_vtrace as base  # pylint: disable=g-import-not-at-top
@@ -182,12 +182,13 @@ def measure_central_inference(config, seconds, warmup):
 def main(argv):
   del argv
   multiprocessing.set_start_method('spawn')
-  config = _config(_ENV.value, _PROCESSES.value, _ENV_BATCH.value, _ENV_GROUPS.value,
+  config = benchmark_config(_ENV.value, _PROCESSES.value, _ENV_BATCH.value, _ENV_GROUPS.value,
                    _BATCH.value, _TIMEOUT.value)
   rounds = []
   for _ in range(_REPEATS.value):
     env_only = measure_env_only(config, _SECONDS.value, _WARMUP.value)
-    central, mean_batch, learner_cores = measure_central_inference(config, _SECONDS.value, _WARMUP.value)
+    central, mean_batch, learner_cores = measure_central_inference(
+        config, _SECONDS.value, _WARMUP.value)
     rounds.append({'env_only_frames_per_second': round(env_only, 1),
                    'central_inference_frames_per_second': round(central, 1),
                    'ratio': round(central / env_only, 3),

@@ -55,17 +55,15 @@ def trace_for_any_batch(fn, *example_inputs):
   """`fn` traced once as a TF graph for inputs shaped like `example_inputs` (nests of
   tensors with a leading batch dimension) but with any number of rows.
 
-  The result is a concrete function: call it with tensors. That skips the argument
-  matching a `tf.function` does on every call (about 0.5 ms per inference batch on a
-  CPU), and no batch size, padded or not, can trigger a retrace in the middle of a run.
+  Returns a callable taking the same (NumPy or tensor) inputs. It runs the one concrete
+  function, which skips the argument matching a `tf.function` does on every call (about
+  0.5 ms per inference batch on a CPU), and no batch size, padded or not, can trigger a
+  retrace in the middle of a run.
   """
   signature = tf.nest.map_structure(
       lambda x: tf.TensorSpec((None,) + tuple(x.shape[1:]), x.dtype), example_inputs)
-  return tf.function(fn, input_signature=signature).get_concrete_function()
-
-
-def as_tensors(*inputs):
-  return tf.nest.map_structure(tf.convert_to_tensor, inputs)
+  concrete = tf.function(fn, input_signature=signature).get_concrete_function()
+  return lambda *inputs: concrete(*tf.nest.map_structure(tf.convert_to_tensor, inputs))
 
 
 def bucket_sizes(max_rows: int) -> List[int]:
@@ -283,9 +281,9 @@ class LearnerInference:
     pad = lambda x: pad_rows(x, padded)
     core_state = tf.nest.pack_sequence_as(self._state_template,
                                           [pad(s) for s in states_before])
-    actions, logits, new_state = self._inference_fn(*as_tensors(
+    actions, logits, new_state = self._inference_fn(
         pad(prev_actions), pad(rewards), pad(dones), pad(observations), core_state,
-        pad(is_eval)))
+        pad(is_eval))
     actions = np.asarray(actions)[:rows]
     logits = np.asarray(logits)[:rows]
     new_state = [np.asarray(s)[:rows] for s in tf.nest.flatten(new_state)]

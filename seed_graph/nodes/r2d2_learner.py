@@ -224,9 +224,9 @@ class R2D2LearnerInference:
     pad = lambda x: learner_lib.pad_rows(x, padded)
     core_state = tf.nest.pack_sequence_as(self._state_template,
                                           [pad(s) for s in states_before])
-    actions, q_values, new_state = self._inference_fn(*learner_lib.as_tensors(
+    actions, q_values, new_state = self._inference_fn(
         pad(prev_actions), pad(rewards), pad(dones), pad(stacked), core_state,
-        pad(self._epsilons[env_ids])))
+        pad(self._epsilons[env_ids]))
     actions = np.asarray(actions)[:rows]
     q_values = np.asarray(q_values)[:rows]
     new_state = [np.asarray(s)[:rows] for s in tf.nest.flatten(new_state)]
