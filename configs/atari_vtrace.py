@@ -51,6 +51,7 @@ def get_config():
   config.learner.discount = 0.99
   config.learner.gradient_clip_norm = 40.0
   config.learner.reward_clipping = 'abs_one'
+  config.learner.reward_scale = 1.0
 
   config.logging.interval_seconds = 30.0
   config.logging.checkpoint_interval_seconds = 600.0

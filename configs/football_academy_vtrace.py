@@ -42,6 +42,7 @@ def get_config():
   config.learner.entropy_cost = 0.003
   config.learner.gradient_clip_norm = 1.0
   config.learner.reward_clipping = 'none'
+  config.learner.reward_scale = 1.0
 
   config.logging.interval_seconds = 10.0
   return config

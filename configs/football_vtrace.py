@@ -47,6 +47,7 @@ def get_config():
   config.learner.entropy_cost = 0.003
   config.learner.gradient_clip_norm = 40.0
   config.learner.reward_clipping = 'none'   # Scoring rewards are already in [-1, 1].
+  config.learner.reward_scale = 1.0
 
   config.logging.interval_seconds = 30.0
   config.logging.checkpoint_interval_seconds = 600.0

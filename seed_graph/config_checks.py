@@ -31,7 +31,8 @@ VTRACE_SCHEMA = {
         'queue_max_bytes': int, 'learning_rate': float, 'learning_rate_decay': bool,
         'adam_beta1': float, 'adam_beta2': float, 'adam_epsilon': float,
         'discount': float, 'baseline_cost': float, 'entropy_cost': float,
-        'lambda_': float, 'reward_clipping': str, 'gradient_clip_norm': float,
+        'lambda_': float, 'reward_clipping': str, 'reward_scale': float,
+        'gradient_clip_norm': float,
         'clip_rho_threshold': float, 'clip_pg_rho_threshold': float,
     },
     'logging': {'interval_seconds': float, 'checkpoint_interval_seconds': float},
@@ -143,6 +144,8 @@ def validate_vtrace_config(config):
   if learner.reward_clipping not in REWARD_CLIPPING_MODES:
     raise ConfigError(f'learner.reward_clipping: {learner.reward_clipping!r} is not one of '
                       f'{REWARD_CLIPPING_MODES}')
+  if learner.reward_scale <= 0:
+    raise ConfigError(f'learner.reward_scale: must be > 0, got {learner.reward_scale}')
 
   info = _environment_info(config)
   step_bytes = (int(np.prod(info.observation_shape)) * info.observation_dtype.itemsize

@@ -27,6 +27,7 @@ def _config(tmp_path):
     ('learner.unroll_length', 100_000_000, 'queued unrolls of'),
     ('learner.discount', 1.5, 'learner.discount: must be in [0, 1]'),
     ('learner.reward_clipping', 'tanh', 'learner.reward_clipping'),
+    ('learner.reward_scale', 0.0, 'learner.reward_scale: must be > 0'),
     ('inference.batch_size', 2, 'inference.batch_size: 2 is smaller than one actor request'),
     ('inference.timeout_us', 0, 'inference.timeout_us: must be positive'),
     ('actors.env_groups', 0, 'actors.env_groups: must be in [1, actors.env_batch_size=4]'),

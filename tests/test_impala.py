@@ -69,6 +69,17 @@ def test_reward_clipping_modes():
   assert abs(soft[0]) < abs(soft[-1])  # Negative rewards are squashed harder.
 
 
+def test_reward_scale_multiplies_rewards_after_clipping():
+  inputs = _inputs()
+  scaled = _loss(**inputs, reward_scale=0.01, reward_clipping='abs_one')
+  clipped = np.clip(inputs['rewards'].numpy(), -1.0, 1.0)
+  by_hand = _loss(**dict(inputs, rewards=tf.constant(0.01 * clipped)))
+  np.testing.assert_allclose(scaled.total_loss.numpy(), by_hand.total_loss.numpy(),
+                             rtol=1e-5)
+  unscaled = _loss(**inputs, reward_clipping='abs_one')
+  assert abs(unscaled.total_loss.numpy() - scaled.total_loss.numpy()) > 1e-3
+
+
 def test_unroll_matches_steps_and_resets_on_done():
   agent = networks.ActorCriticAgent(3, networks.MLPTorso([8]), lstm_size=5)
   rng = np.random.default_rng(1)

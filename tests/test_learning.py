@@ -4,15 +4,16 @@ import pytest
 
 from tests import helpers
 
-# Independent training runs of CartPole vary: 4 of 6 runs of the default seen so far
-# reached 450, the other two peaked at 285 and 371 after a collapse. A second, fresh run
-# is allowed so CI measures the config, not one draw; each run must still reach the
-# target within its own 500k frames.
+# Independent training runs of CartPole vary (process timing changes every run). With the
+# shipped config, all 14 runs measured so far reached 450, between 107k and 281k frames
+# (see the README's Results). A second, fresh run is still allowed so that one unlucky
+# draw does not fail CI; each run must reach the target within its own 500k frames, and
+# both together stay under the 10 minutes this test may take.
 _ATTEMPTS = 2
 
 
 def _best_return_within(logdir, frame_budget):
-  result = helpers.run_launch(logdir, timeout=600)
+  result = helpers.run_launch(logdir, timeout=300)  # A run takes about 2 minutes here.
   assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
   metrics = helpers.read_metrics(logdir)
   assert metrics[-1]['frames'] >= frame_budget

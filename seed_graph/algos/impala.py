@@ -34,6 +34,7 @@ def clip_rewards(rewards, mode: str):
 
 def impala_loss(learner_outputs, behaviour_logits, actions, rewards, dones, *,
                 discount, truncations=None, baseline_cost, entropy_cost, reward_clipping='none',
+                reward_scale=1.0,
                 lambda_=1.0, clip_rho_threshold=1.0, clip_pg_rho_threshold=1.0):
   """Loss of one batch of unrolls.
 
@@ -48,6 +49,7 @@ def impala_loss(learner_outputs, behaviour_logits, actions, rewards, dones, *,
     discount: gamma.
     baseline_cost, entropy_cost: weights of the value and entropy terms.
     reward_clipping: see `clip_rewards`.
+    reward_scale: multiplies the (clipped) rewards, so values are learned in these units.
     lambda_, clip_rho_threshold, clip_pg_rho_threshold: V-trace parameters.
 
   Returns:
@@ -57,7 +59,8 @@ def impala_loss(learner_outputs, behaviour_logits, actions, rewards, dones, *,
   values = learner_outputs.baseline[:-1]
   bootstrap_value = learner_outputs.baseline[-1]
   taken_actions = actions[:-1]
-  transition_rewards = clip_rewards(tf.cast(rewards[1:], tf.float32), reward_clipping)
+  transition_rewards = reward_scale * clip_rewards(tf.cast(rewards[1:], tf.float32),
+                                                  reward_clipping)
   discounts = tf.cast(~dones[1:], tf.float32) * discount
   if truncations is not None:
     # delta_t = r_t + 0 * V(x_t+1) - V(x_t) = 0, so v_t = V(x_t): no signal, and no end.

@@ -338,8 +338,9 @@ class LearnerInference:
                                       initial_state)
       terms = impala.impala_loss(
           outputs, steps['behaviour_logits'], steps['actions'], steps['rewards'],
-          steps['dones'], truncations=steps['truncations'], discount=learner.discount, baseline_cost=learner.baseline_cost,
-          entropy_cost=learner.entropy_cost, reward_clipping=learner.reward_clipping,
+          steps['dones'], truncations=steps['truncations'], discount=learner.discount,
+          baseline_cost=learner.baseline_cost, entropy_cost=learner.entropy_cost,
+          reward_clipping=learner.reward_clipping, reward_scale=learner.reward_scale,
           lambda_=learner.lambda_, clip_rho_threshold=learner.clip_rho_threshold,
           clip_pg_rho_threshold=learner.clip_pg_rho_threshold)
     variables = self._agent.trainable_variables
