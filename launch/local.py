@@ -21,6 +21,7 @@ import ml_collections
 from ml_collections import config_flags
 
 from launch import programs
+from seed_graph import launcher_watch
 
 _CONFIG = config_flags.DEFINE_config_file('config', None, 'Experiment config file.',
                                           lock_config=False)
@@ -69,6 +70,8 @@ def main(argv):
         f'logdir {config.logdir}', flush=True)
   flags.FLAGS.lp_termination_notice_secs = _STOP_GRACE.value  # This process's manager.
   if _LAUNCH_TYPE.value == 'local_mp':
+    # Node processes inherit this and stop if this process dies without stopping them.
+    os.environ[launcher_watch.LAUNCHER_PID_VARIABLE] = str(os.getpid())
     manager = lp.launch(program, launch_type='local_mp', terminal=_TERMINAL.value,
                         local_resources=stop_grace_resources(program, _STOP_GRACE.value))
   else:

@@ -105,6 +105,35 @@ def test_local_mp_survives_a_killed_actor_and_leaves_no_processes(tmp_path):
   assert not leftovers, [p.cmdline() for p in leftovers]
 
 
+def test_local_mp_nodes_stop_and_save_when_the_launcher_is_killed(tmp_path):
+  logdir = tmp_path / 'run'
+  marker = uuid.uuid4().hex
+  launcher = subprocess.Popen(
+      helpers.launch_command(logdir, '--config.total_environment_frames=100000000', *SMALL),
+      cwd=helpers.REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+      env=dict(os.environ, SEED_GRAPH_TEST_MARKER=marker))
+  try:
+    deadline = time.time() + 180
+    while time.time() < deadline:
+      metrics = helpers.read_metrics(logdir)
+      if metrics and metrics[-1]['frames'] > 2000:
+        break
+      time.sleep(0.5)
+    else:
+      pytest.fail('the program did not start training')
+    assert not (logdir / 'checkpoints' / 'checkpoint').exists()  # None yet: every 120 s.
+    others = [p for p in _processes_with_marker(marker) if p.pid != launcher.pid]
+    assert len([p for p in others if 'process_entry' in ' '.join(p.cmdline())]) >= 4
+  finally:
+    launcher.send_signal(signal.SIGKILL)  # No clean-up by the launcher at all.
+    launcher.wait()
+  _, alive = psutil.wait_procs(others, timeout=120)
+  assert not alive, [p.cmdline() for p in alive]
+  assert not _processes_with_marker(marker)
+  # The learner stopped the normal way: it saved where it was.
+  assert (logdir / 'checkpoints' / 'checkpoint').exists()
+
+
 def test_atari_program_trains_the_resnet_agent(tmp_path):
   # Pong through ale-py with SEED's ResNet torso: a short run, checked end to end.
   logdir = tmp_path / 'pong'

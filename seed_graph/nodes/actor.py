@@ -19,6 +19,7 @@ from launchpad.nodes.python import node as python_node
 import numpy as np
 
 from seed_graph import envs
+from seed_graph import launcher_watch
 from seed_graph import layout
 from seed_graph import wire
 
@@ -73,6 +74,7 @@ class Actor:
       time.sleep(min(0.1, deadline - time.time()))
 
   def run(self):
+    launcher_watch.watch()
     environments = [envs.make_environment(self._env_config, self._seed + i)
                     for i in range(len(self._env_ids))]
     spec = environments[0].observation_spec()

@@ -30,6 +30,7 @@ from seed_graph import batching
 from seed_graph import env_states as env_states_lib
 from seed_graph import envs
 from seed_graph import inference_edge
+from seed_graph import launcher_watch
 from seed_graph import layout
 from seed_graph import metrics as metrics_lib
 from seed_graph import wire
@@ -513,6 +514,7 @@ class CentralInferenceNode(courier_node.CourierNode):
     return self._track_handle(LearnerHandle(self._address, self._inference_address))
 
   def run(self):
+    launcher_watch.watch()
     port = lp_address.get_port_from_address(self._inference_address.resolve())
     self._kwargs = dict(self._kwargs, inference_port=port)
     super().run()

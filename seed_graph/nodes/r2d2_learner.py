@@ -33,6 +33,7 @@ import tensorflow as tf
 
 from seed_graph import env_states as env_states_lib
 from seed_graph import envs
+from seed_graph import launcher_watch
 from seed_graph import layout
 from seed_graph import metrics as metrics_lib
 from seed_graph import sequences as sequences_lib
@@ -59,6 +60,7 @@ def replay_signature(config):
 
 def make_replay_tables(config) -> List[reverb.Table]:
   """The replay node's tables, from `config.replay` (runs in the replay process)."""
+  launcher_watch.watch()
   replay = config.replay
   return [reverb.Table(
       name=TABLE,
