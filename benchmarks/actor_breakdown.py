@@ -10,8 +10,8 @@ actions, its process CPU (cores), the share of wall time its main thread spent i
 environment steps, and the thread CPU of one environment step. Then it stops talking
 to the learner and steps the same environments with random actions for `seconds` more
 (env_only_step_ms): the two step costs are a paired comparison on the same process and
-environments. The learner's CPU (cores) is
-reported over the actors' window. Prints JSON, then a table.
+environments. The learner's CPU (cores) is reported over the actors' window. Prints JSON,
+then a table.
 """
 
 import json

@@ -48,7 +48,7 @@ _TIMEOUT = flags.DEFINE_integer('inference_timeout_us', 20000,
 
 
 def benchmark_config(env_name, processes, env_batch_size, env_groups, inference_batch_size,
-            timeout_us):
+                     timeout_us):
   if env_name == 'atari':
     from configs import atari_vtrace as base  # pylint: disable=g-import-not-at-top
   else:
@@ -182,8 +182,8 @@ def measure_central_inference(config, seconds, warmup):
 def main(argv):
   del argv
   multiprocessing.set_start_method('spawn')
-  config = benchmark_config(_ENV.value, _PROCESSES.value, _ENV_BATCH.value, _ENV_GROUPS.value,
-                   _BATCH.value, _TIMEOUT.value)
+  config = benchmark_config(_ENV.value, _PROCESSES.value, _ENV_BATCH.value,
+                            _ENV_GROUPS.value, _BATCH.value, _TIMEOUT.value)
   rounds = []
   for _ in range(_REPEATS.value):
     env_only = measure_env_only(config, _SECONDS.value, _WARMUP.value)

@@ -23,12 +23,16 @@ _started = False
 _lock = threading.Lock()
 
 
+def _stop_this_node(launcher_pid: int):
+  logging.warning('launcher (pid %d) is gone; stopping this node', launcher_pid)
+  os.kill(os.getpid(), signal.SIGTERM)
+
+
 def _wait_then_stop(pidfd: int, launcher_pid: int):
   poller = select.poll()
   poller.register(pidfd, select.POLLIN)
   poller.poll()  # Readable once the launcher has exited.
-  logging.warning('launcher (pid %d) is gone; stopping this node', launcher_pid)
-  os.kill(os.getpid(), signal.SIGTERM)
+  _stop_this_node(launcher_pid)
 
 
 def watch() -> bool:
@@ -46,8 +50,7 @@ def watch() -> bool:
     try:
       pidfd = os.pidfd_open(launcher_pid)
     except ProcessLookupError:  # Gone before we looked.
-      logging.warning('launcher (pid %d) is gone; stopping this node', launcher_pid)
-      os.kill(os.getpid(), signal.SIGTERM)
+      _stop_this_node(launcher_pid)
       return True
     threading.Thread(target=_wait_then_stop, args=(pidfd, launcher_pid),
                      name='launcher-watch', daemon=True).start()

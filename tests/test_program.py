@@ -60,24 +60,31 @@ def test_local_mt_trains_then_resumes_from_checkpoint(tmp_path):
   assert second[-1]['frames'] >= 12000
 
 
+def _launch_until_training(logdir, marker, frames, *flags, **popen_kwargs):
+  """Starts launch.local (local_mp) tagged with `marker`; returns it once the learner has
+  logged more than `frames` frames."""
+  launcher = subprocess.Popen(helpers.launch_command(logdir, *flags), cwd=helpers.REPO,
+                              env=dict(os.environ, SEED_GRAPH_TEST_MARKER=marker),
+                              **popen_kwargs)
+  deadline = time.time() + 180
+  while time.time() < deadline:
+    metrics = helpers.read_metrics(logdir)
+    if metrics and metrics[-1]['frames'] > frames:
+      return launcher
+    time.sleep(0.5)
+  launcher.kill()
+  pytest.fail('the program did not start training')
+
+
 def test_local_mp_survives_a_killed_actor_and_leaves_no_processes(tmp_path):
   logdir = tmp_path / 'run'
   marker = uuid.uuid4().hex
-  launcher = subprocess.Popen(
+  launcher = _launch_until_training(
       # Pipelined actors (two groups each), as launched from the command line.
-      helpers.launch_command(logdir, '--config.total_environment_frames=30000',
-                             '--config.actors.env_groups=2', *SMALL),
-      cwd=helpers.REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-      env=dict(os.environ, SEED_GRAPH_TEST_MARKER=marker))
+      logdir, marker, 4000, '--config.total_environment_frames=30000',
+      '--config.actors.env_groups=2', *SMALL,
+      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
   try:
-    deadline = time.time() + 180
-    while time.time() < deadline:
-      metrics = helpers.read_metrics(logdir)
-      if metrics and metrics[-1]['frames'] > 4000:
-        break
-      time.sleep(0.5)
-    else:
-      pytest.fail('the program did not start training')
     # Kill one actor's Python process outright (SIGKILL: no clean-up).
     actors = [p for p in _processes_with_marker(marker)
               if 'actor/1' in ' '.join(p.cmdline())]
@@ -108,19 +115,10 @@ def test_local_mp_survives_a_killed_actor_and_leaves_no_processes(tmp_path):
 def test_local_mp_nodes_stop_and_save_when_the_launcher_is_killed(tmp_path):
   logdir = tmp_path / 'run'
   marker = uuid.uuid4().hex
-  launcher = subprocess.Popen(
-      helpers.launch_command(logdir, '--config.total_environment_frames=100000000', *SMALL),
-      cwd=helpers.REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-      env=dict(os.environ, SEED_GRAPH_TEST_MARKER=marker))
+  launcher = _launch_until_training(
+      logdir, marker, 2000, '--config.total_environment_frames=100000000', *SMALL,
+      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
   try:
-    deadline = time.time() + 180
-    while time.time() < deadline:
-      metrics = helpers.read_metrics(logdir)
-      if metrics and metrics[-1]['frames'] > 2000:
-        break
-      time.sleep(0.5)
-    else:
-      pytest.fail('the program did not start training')
     assert not (logdir / 'checkpoints' / 'checkpoint').exists()  # None yet: every 120 s.
     others = [p for p in _processes_with_marker(marker) if p.pid != launcher.pid]
     assert len([p for p in others if 'process_entry' in ' '.join(p.cmdline())]) >= 4
