@@ -2,7 +2,7 @@ r"""Where an actor's time goes under central inference, and what its environment
 when the same process steps them alone right after.
 
   python benchmarks/actor_breakdown.py [--env=atari] [--processes=2] [--env_batch_size=32]
-      [--env_groups=2] [--seconds=15] [--warmup_seconds=10]
+      [--env_groups=2] [--jit_compile=true] [--seconds=15] [--warmup_seconds=10]
 
 Runs the central set-up of `throughput.py` (same flags, tiny policy, training off). Each
 actor measures, over `seconds` after the warm-up: the share of wall time it waited for
@@ -28,6 +28,9 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from absl import app  # pylint: disable=g-import-not-at-top
 import numpy as np
 import throughput
+
+_SECONDS = throughput.flags.DEFINE_float('seconds', 15.0,
+                                         'Measured seconds of each part (after warm-up).')
 
 
 def _timed_actor_worker(config, actor_index, address, seconds, warmup, results):
@@ -130,7 +133,7 @@ def main(argv):
   flags = throughput.flags.FLAGS
   config = throughput.benchmark_config(
       flags.env, flags.processes, flags.env_batch_size, flags.env_groups,
-      flags.inference_batch_size, flags.inference_timeout_us)
+      flags.inference_batch_size, flags.inference_timeout_us, flags.jit_compile)
   results = multiprocessing.Queue()
   learner, shutdown = throughput.start_central_inference(
       config, _timed_actor_worker, (flags.seconds, flags.warmup_seconds, results))

@@ -2,24 +2,30 @@ r"""Throughput of central inference against stepping the environments alone.
 
   python benchmarks/throughput.py [--env=atari|cartpole] [--processes=2]
       [--env_batch_size=32] [--env_groups=2] [--inference_batch_size=...]
-      [--inference_timeout_us=20000] [--seconds=15] [--repeats=3]
+      [--inference_timeout_us=5000] [--jit_compile=true] [--pairs=30]
+      [--window_seconds=3]
 
-Two measurements with the same K processes, each stepping `env_batch_size` environments:
+Two set-ups with the same K processes, each stepping `env_batch_size` environments:
   1. env_only: random actions chosen in the process (no model anywhere);
   2. central_inference: K real actors (`seed_graph.nodes.actor.Actor`, split into
      `env_groups` pipelined groups) sending every observation over the gRPC inference
      stream to a learner-inference node in this process, which batches the requests,
-     runs a tiny policy (MLP 32 + LSTM 32), assembles unrolls and hands them to a thread
-     that discards them (training switched off).
-The two alternate `repeats` times, since a shared machine drifts; the reported ratio is
-the median of the per-repeat ratios. Each central round also reports the mean inference
-batch and the CPU the learner-inference process used (in cores). Frames count frame skip
-(4 on Atari). Prints JSON, then a table.
+     runs a tiny policy (MLP 32 + LSTM 32, as one XLA program unless
+     `--jit_compile=false`), assembles unrolls and hands them to a thread that discards
+     them (training switched off).
+Both set-ups are started once and stay up; the script pauses one (SIGSTOP) while it
+measures the other, and alternates `pairs` times in windows of `window_seconds` (after
+a short settle). This shared machine's speed drifts by tens of percent within seconds,
+so short alternating windows compare the two modes under the same conditions; the
+reported ratio is the median of the per-pair ratios, with its quartiles. Each central
+window also reports the mean inference batch and the CPU the learner-inference process
+used (in cores). Frames count frame skip (4 on Atari). Prints JSON, then a table.
 """
 
 import json
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 import time
@@ -40,15 +46,20 @@ _ENV_GROUPS = flags.DEFINE_integer(
 _BATCH = flags.DEFINE_integer(
     'inference_batch_size', None, 'Rows per inference batch; default: one request from '
     'each actor, processes * env_batch_size / env_groups.')
-_REPEATS = flags.DEFINE_integer('repeats', 3, 'Alternating env_only/central rounds.')
-_SECONDS = flags.DEFINE_float('seconds', 15.0, 'Measured seconds per mode (after warm-up).')
-_WARMUP = flags.DEFINE_float('warmup_seconds', 10.0, 'Unmeasured seconds first.')
-_TIMEOUT = flags.DEFINE_integer('inference_timeout_us', 20000,
+_PAIRS = flags.DEFINE_integer('pairs', 30, 'Alternating env_only/central window pairs.')
+_WINDOW = flags.DEFINE_float('window_seconds', 3.0, 'Measured seconds per window.')
+_SETTLE = flags.DEFINE_float('settle_seconds', 0.5,
+                             'Unmeasured seconds after each switch of mode.')
+_WARMUP = flags.DEFINE_float('warmup_seconds', 10.0,
+                             'Unmeasured seconds of each mode before the first pair.')
+_JIT = flags.DEFINE_bool('jit_compile', True,
+                         'Run the tiny policy as one XLA program (inference.jit_compile).')
+_TIMEOUT = flags.DEFINE_integer('inference_timeout_us', 5000,
                                 'Longest wait of the inference batcher for a full batch.')
 
 
 def benchmark_config(env_name, processes, env_batch_size, env_groups, inference_batch_size,
-                     timeout_us):
+                     timeout_us, jit_compile=True):
   if env_name == 'atari':
     from configs import atari_vtrace as base  # pylint: disable=g-import-not-at-top
   else:
@@ -66,33 +77,29 @@ def benchmark_config(env_name, processes, env_batch_size, env_groups, inference_
   config.inference.batch_size = (inference_batch_size or
                                  processes * layout.largest_actor_request(config))
   config.inference.timeout_us = timeout_us
+  config.inference.jit_compile = jit_compile
   config.learner.unroll_length = 20
   config.learner.batch_size = 1
   config.learner.queue_capacity = 1024
   return config
 
 
-def _env_only_worker(env_config, env_batch_size, seed, seconds, warmup, results):
+def _env_only_worker(env_config, env_batch_size, seed, frames):
+  """Steps its environments with random actions forever, adding to `frames`."""
   from seed_graph import envs  # pylint: disable=g-import-not-at-top
   environments = [envs.make_environment(env_config, seed + i) for i in range(env_batch_size)]
   num_actions = environments[0].action_spec().num_values
-  frames_per_step = environments[0].frames_per_step
+  frames_per_batch = env_batch_size * environments[0].frames_per_step
   rng = np.random.default_rng(seed)
   for env in environments:
     env.reset()
-  steps = 0
-  start = time.time()
-  measure_from, counted_at = start + warmup, None
-  while time.time() < start + warmup + seconds:
+  while True:
     actions = rng.integers(0, num_actions, env_batch_size)
     for env, action in zip(environments, actions):
       if env.step(action).last():
         env.reset()
-    if counted_at is None and time.time() >= measure_from:
-      counted_at, steps = time.time(), 0
-    elif counted_at is not None:
-      steps += env_batch_size
-  results.put(steps * frames_per_step / (time.time() - counted_at))
+    with frames.get_lock():
+      frames.value += frames_per_batch
 
 
 def _actor_worker(config, actor_index, address):
@@ -106,18 +113,29 @@ def _actor_worker(config, actor_index, address):
                   env_groups=config.actors.env_groups).run()
 
 
-def measure_env_only(config, seconds, warmup):
-  results = multiprocessing.Queue()
+def start_env_only(config):
+  """K env-only processes, all stepping once this returns.
+
+  Returns (frame counter per process, the processes, shutdown)."""
+  counters = [multiprocessing.Value('q', 0) for _ in range(config.actors.num)]
   workers = [multiprocessing.Process(
       target=_env_only_worker,
-      args=(config.env, config.actors.env_batch_size, 1000 * i, seconds, warmup, results))
+      args=(config.env, config.actors.env_batch_size, 1000 * i, counters[i]), daemon=True)
              for i in range(config.actors.num)]
   for w in workers:
     w.start()
-  total = sum(results.get() for _ in workers)
-  for w in workers:
-    w.join()
-  return total
+
+  def shutdown():
+    for w in workers:
+      w.terminate()
+
+  deadline = time.time() + 600
+  while not all(c.value for c in counters):
+    if time.time() > deadline or not all(w.is_alive() for w in workers):
+      shutdown()
+      raise RuntimeError('the env-only processes did not all start stepping')
+    time.sleep(0.1)
+  return counters, workers, shutdown
 
 
 def start_central_inference(config, actor_worker=_actor_worker, extra_args=()):
@@ -163,38 +181,86 @@ def start_central_inference(config, actor_worker=_actor_worker, extra_args=()):
   return learner, shutdown
 
 
-def measure_central_inference(config, seconds, warmup):
-  learner, shutdown = start_central_inference(config)
-  time.sleep(warmup)
-  start_frames, start = learner.get_stats()['frames'], time.time()
-  start_cpu = time.process_time()
-  time.sleep(seconds)
-  stats = learner.get_stats()
-  elapsed = time.time() - start
-  fps = (stats['frames'] - start_frames) / elapsed
-  learner_cores = (time.process_time() - start_cpu) / elapsed
-  batches = stats['inference_batches']
-  mean_batch = stats['inference_rows'] / batches if batches else 0
-  shutdown()
-  return fps, mean_batch, learner_cores
+def _signal_all(processes, signum):
+  for process in processes:
+    if process.is_alive():
+      os.kill(process.pid, signum)
+
+
+def measure_pairs(config, pairs, window, settle, warmup):
+  """Alternates env-only and central windows (see the module docstring); one dict per
+  pair. Both set-ups are up throughout; the idle one is stopped with SIGSTOP."""
+  env_counters, env_workers, stop_env_only = start_env_only(config)
+  _signal_all(env_workers, signal.SIGSTOP)
+  try:
+    learner, stop_central = start_central_inference(config)
+  except BaseException:
+    _signal_all(env_workers, signal.SIGCONT)
+    stop_env_only()
+    raise
+  actors = [p for p in multiprocessing.active_children() if p not in env_workers]
+  env_frames = lambda: sum(c.value for c in env_counters)
+
+  def switch(run, pause):
+    _signal_all(pause, signal.SIGSTOP)
+    _signal_all(run, signal.SIGCONT)
+    time.sleep(settle)
+
+  def env_only_window():
+    switch(run=env_workers, pause=actors)
+    start_frames, start, start_cpu = env_frames(), time.time(), time.process_time()
+    time.sleep(window)
+    elapsed = time.time() - start
+    # The idle learner's CPU, which env_only pays for: it should be close to zero.
+    return (env_frames() - start_frames) / elapsed, (time.process_time() - start_cpu) / elapsed
+
+  def central_window():
+    switch(run=actors, pause=env_workers)
+    before, start, start_cpu = learner.get_stats(), time.time(), time.process_time()
+    time.sleep(window)
+    after, elapsed = learner.get_stats(), time.time() - start
+    batches = after['inference_batches'] - before['inference_batches']
+    rows = after['inference_rows'] - before['inference_rows']
+    return ((after['frames'] - before['frames']) / elapsed, rows / batches if batches else 0,
+            (time.process_time() - start_cpu) / elapsed)
+
+  results = []
+  try:
+    switch(run=actors, pause=env_workers)
+    time.sleep(warmup)
+    switch(run=env_workers, pause=actors)
+    time.sleep(warmup)
+    for pair in range(pairs):
+      # Alternate which mode goes first, so neither always follows the other.
+      if pair % 2:
+        central, mean_batch, learner_cores = central_window()
+        env_only, idle_learner_cores = env_only_window()
+      else:
+        env_only, idle_learner_cores = env_only_window()
+        central, mean_batch, learner_cores = central_window()
+      results.append({'env_only_frames_per_second': round(env_only, 1),
+                      'central_inference_frames_per_second': round(central, 1),
+                      'ratio': round(central / env_only, 3),
+                      'mean_inference_batch_rows': round(mean_batch, 1),
+                      'learner_cpu_cores': round(learner_cores, 2),
+                      'paused_learner_cpu_cores': round(idle_learner_cores, 3)})
+  finally:
+    # Stopped processes would not act on SIGTERM; wake them first.
+    _signal_all(env_workers + actors, signal.SIGCONT)
+    stop_env_only()
+    stop_central()
+  return results
 
 
 def main(argv):
   del argv
   multiprocessing.set_start_method('spawn')
   config = benchmark_config(_ENV.value, _PROCESSES.value, _ENV_BATCH.value,
-                            _ENV_GROUPS.value, _BATCH.value, _TIMEOUT.value)
-  rounds = []
-  for _ in range(_REPEATS.value):
-    env_only = measure_env_only(config, _SECONDS.value, _WARMUP.value)
-    central, mean_batch, learner_cores = measure_central_inference(
-        config, _SECONDS.value, _WARMUP.value)
-    rounds.append({'env_only_frames_per_second': round(env_only, 1),
-                   'central_inference_frames_per_second': round(central, 1),
-                   'ratio': round(central / env_only, 3),
-                   'mean_inference_batch_rows': round(mean_batch, 1),
-                   'learner_cpu_cores': round(learner_cores, 2)})
-  median = lambda key: float(np.median([r[key] for r in rounds]))
+                            _ENV_GROUPS.value, _BATCH.value, _TIMEOUT.value, _JIT.value)
+  pairs = measure_pairs(config, _PAIRS.value, _WINDOW.value, _SETTLE.value, _WARMUP.value)
+  column = lambda key: [p[key] for p in pairs]
+  median = lambda key: float(np.median(column(key)))
+  quartiles = [round(float(q), 3) for q in np.percentile(column('ratio'), [25, 75])]
   result = {
       'env': _ENV.value if _ENV.value != 'atari' else f'atari/{config.env.game}',
       'processes': _PROCESSES.value,
@@ -202,22 +268,30 @@ def main(argv):
       'env_groups': _ENV_GROUPS.value,
       'inference_batch_size': config.inference.batch_size,
       'inference_timeout_us': _TIMEOUT.value,
+      'jit_compile': _JIT.value,
+      'window_seconds': _WINDOW.value,
       'cpu_count': os.cpu_count(),
       'env_only_frames_per_second': median('env_only_frames_per_second'),
       'central_inference_frames_per_second': median('central_inference_frames_per_second'),
+      'learner_cpu_cores': median('learner_cpu_cores'),
+      'paused_learner_cpu_cores': median('paused_learner_cpu_cores'),
       'ratio': median('ratio'),
-      'rounds': rounds,
+      'ratio_quartiles': quartiles,
+      'pairs': pairs,
   }
   print(json.dumps(result))
-  print(f"{'round':<8} {'env_only':>12} {'central':>12} {'ratio':>7} {'batch rows':>11} "
+  print(f"{'pair':<6} {'env_only':>10} {'central':>10} {'ratio':>7} {'batch rows':>11} "
         f"{'learner cores':>14}")
-  for i, r in enumerate(rounds):
-    print(f"{i + 1:<8} {r['env_only_frames_per_second']:>12.0f} "
-          f"{r['central_inference_frames_per_second']:>12.0f} {r['ratio']:>7.3f} "
-          f"{r['mean_inference_batch_rows']:>11.1f} {r['learner_cpu_cores']:>14.2f}")
-  print(f"median ratio {result['ratio']:.3f} (frames/s; K={_PROCESSES.value} processes x "
-        f"{_ENV_BATCH.value} envs in {_ENV_GROUPS.value} groups, "
-        f"{os.cpu_count()} cores)")
+  for i, p in enumerate(pairs):
+    print(f"{i + 1:<6} {p['env_only_frames_per_second']:>10.0f} "
+          f"{p['central_inference_frames_per_second']:>10.0f} {p['ratio']:>7.3f} "
+          f"{p['mean_inference_batch_rows']:>11.1f} {p['learner_cpu_cores']:>14.2f}")
+  print(f"median ratio {result['ratio']:.3f} (quartiles {quartiles[0]:.3f}-{quartiles[1]:.3f}; "
+        f"medians: env_only {result['env_only_frames_per_second']:.0f}, central "
+        f"{result['central_inference_frames_per_second']:.0f} frames/s, learner "
+        f"{result['learner_cpu_cores']:.2f} cores ({result['paused_learner_cpu_cores']:.3f} "
+        f"while env_only ran); K={_PROCESSES.value} processes x "
+        f"{_ENV_BATCH.value} envs in {_ENV_GROUPS.value} groups, {os.cpu_count()} cores)")
 
 
 if __name__ == '__main__':

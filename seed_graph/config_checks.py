@@ -25,7 +25,7 @@ VTRACE_SCHEMA = {
     },
     'actors': {'num': int, 'env_batch_size': int, 'env_groups': int},
     'evaluators': {'num': int, 'env_batch_size': int, 'epsilon': float},
-    'inference': {'batch_size': int, 'timeout_us': int},
+    'inference': {'batch_size': int, 'timeout_us': int, 'jit_compile': bool},
     'learner': {
         'batch_size': int, 'unroll_length': int, 'queue_capacity': int,
         'queue_max_bytes': int, 'learning_rate': float, 'learning_rate_decay': bool,
@@ -176,7 +176,7 @@ R2D2_SCHEMA = {
     'actors': {'num': int, 'env_batch_size': int, 'env_groups': int},
     'exploration': {'base': float, 'alpha': float},
     'evaluators': {'num': int, 'env_batch_size': int, 'epsilon': float},
-    'inference': {'batch_size': int, 'timeout_us': int},
+    'inference': {'batch_size': int, 'timeout_us': int, 'jit_compile': bool},
     'replay': {
         'capacity': int, 'min_size_to_sample': int, 'samples_per_insert': float,
         'error_buffer': float, 'priority_exponent': float, 'chunk_length': int,

@@ -248,9 +248,11 @@ def test_courier_control_edge(learner):
     server.Stop()
 
 
-def test_training_unroll_reproduces_inference_logits(tmp_path):
-  """The learner's unroll from a stored state sees exactly what inference saw."""
-  config = helpers.small_cartpole_config(tmp_path)
+@pytest.mark.parametrize('jit_compile', [False, True])
+def test_training_unroll_reproduces_inference_logits(tmp_path, jit_compile):
+  """The learner's unroll from a stored state sees exactly what inference saw, whether
+  inference ran as a TF graph or as an XLA program (training is never XLA here)."""
+  config = helpers.small_cartpole_config(tmp_path, **{'inference.jit_compile': jit_compile})
   node = learner_lib.LearnerInference(config)
   node._unrolls = queue.Queue()
   rng = np.random.default_rng(3)
@@ -271,3 +273,24 @@ def test_training_unroll_reproduces_inference_logits(tmp_path):
                                   steps['observations'], initial)
   np.testing.assert_allclose(outputs.policy_logits.numpy(), steps['behaviour_logits'],
                              atol=1e-5)
+
+
+def test_jit_compiled_inference_matches_the_graph_for_every_batch_size():
+  weights = tf.constant(np.random.default_rng(0).normal(size=(5, 3)), tf.float32)
+
+  def policy(observations, state):
+    hidden = tf.tanh(tf.matmul(observations, weights) + state['bias'])
+    return tf.argmax(hidden, axis=-1, output_type=tf.int32), hidden
+
+  example = (tf.zeros((1, 5)), {'bias': tf.zeros((1, 3))})
+  plain = learner_lib.trace_for_any_batch(policy, *example)
+  compiled = learner_lib.trace_for_any_batch(policy, *example, jit_compile=True,
+                                             batch_sizes=[2, 4])
+  rng = np.random.default_rng(1)
+  for rows in (2, 4, 3):  # 3 is not a precompiled size: compiled on first use.
+    inputs = (rng.normal(size=(rows, 5)).astype(np.float32),
+              {'bias': rng.normal(size=(rows, 3)).astype(np.float32)})
+    expected_actions, expected_hidden = plain(*inputs)
+    actions, hidden = compiled(*inputs)
+    np.testing.assert_array_equal(actions.numpy(), expected_actions.numpy())
+    np.testing.assert_allclose(hidden.numpy(), expected_hidden.numpy(), atol=1e-5)

@@ -52,7 +52,7 @@ def pad_rows(array: np.ndarray, rows: int) -> np.ndarray:
   return np.concatenate([array, np.zeros((missing,) + array.shape[1:], array.dtype)])
 
 
-def trace_for_any_batch(fn, *example_inputs):
+def trace_for_any_batch(fn, *example_inputs, jit_compile=False, batch_sizes=()):
   """`fn` traced once as a TF graph for inputs shaped like `example_inputs` (nests of
   tensors with a leading batch dimension) but with any number of rows.
 
@@ -60,11 +60,22 @@ def trace_for_any_batch(fn, *example_inputs):
   function, which skips the argument matching a `tf.function` does on every call (about
   0.5 ms per inference batch on a CPU), and no batch size, padded or not, can trigger a
   retrace in the middle of a run.
+
+  With `jit_compile` the graph runs as one XLA program. XLA compiles once per input
+  shape, so each of `batch_sizes` (the padded sizes the caller will use) is compiled
+  here, on zeros, rather than by the first request of that size.
   """
   signature = tf.nest.map_structure(
       lambda x: tf.TensorSpec((None,) + tuple(x.shape[1:]), x.dtype), example_inputs)
-  concrete = tf.function(fn, input_signature=signature).get_concrete_function()
-  return lambda *inputs: concrete(*tf.nest.map_structure(tf.convert_to_tensor, inputs))
+  concrete = tf.function(fn, input_signature=signature,
+                         jit_compile=jit_compile).get_concrete_function()
+  call = lambda *inputs: concrete(*tf.nest.map_structure(tf.convert_to_tensor, inputs))
+  if jit_compile:
+    for rows in batch_sizes:
+      call(*tf.nest.map_structure(
+          lambda x, rows=rows: tf.zeros((rows,) + tuple(x.shape[1:]), x.dtype),
+          example_inputs))
+  return call
 
 
 def bucket_sizes(max_rows: int) -> List[int]:
@@ -236,8 +247,9 @@ class LearnerInference:
     self._buckets = bucket_sizes(config.inference.batch_size)
     self._unrolls = queue.Queue(maxsize=learner_config.queue_capacity)
     self.inference_traces = 0
-    self._inference_fn = trace_for_any_batch(self._inference, *example_inputs,
-                                             zeros((), tf.bool))
+    self._inference_fn = trace_for_any_batch(
+        self._inference, *example_inputs, zeros((), tf.bool),
+        jit_compile=config.inference.jit_compile, batch_sizes=self._buckets)
     self._train_fn = tf.function(self._train_step)
 
     self._stats_lock = threading.Lock()

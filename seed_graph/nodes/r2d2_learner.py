@@ -151,8 +151,9 @@ class R2D2LearnerInference:
         self._infer_batch)
     self._batcher = self._inference_server.batcher
     self.inference_traces = 0
-    self._inference_fn = learner_lib.trace_for_any_batch(self._inference, *example_inputs,
-                                                         zeros((), tf.float32))
+    self._inference_fn = learner_lib.trace_for_any_batch(
+        self._inference, *example_inputs, zeros((), tf.float32),
+        jit_compile=config.inference.jit_compile, batch_sizes=self._buckets)
     self._train_fn = tf.function(self._train_step)
 
     self._stats_lock = threading.Lock()
