@@ -121,10 +121,13 @@ class Actor:
             for group in self._groups:
               streams.append(self._learner.inference.open_stream())
               streams[-1].send(request(group))
+          # At max_steps, send nothing more: no request is left that we never read.
+          last = self._max_steps is not None and self.steps + 1 >= self._max_steps
           for group, stream in zip(self._groups, streams):
             actions = wire.decode(stream.receive())[0]['actions']
             step_group(group, actions)
-            stream.send(request(group))
+            if not last:
+              stream.send(request(group))
         except (grpc.RpcError, StopIteration) as error:
           code = error.code() if isinstance(error, grpc.RpcError) else None
           if code is not None and code not in _RETRYABLE:
