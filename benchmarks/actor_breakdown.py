@@ -135,7 +135,7 @@ def main(argv):
       flags.env, flags.processes, flags.env_batch_size, flags.env_groups,
       flags.inference_batch_size, flags.inference_timeout_us, flags.jit_compile)
   results = multiprocessing.Queue()
-  learner, shutdown = throughput.start_central_inference(
+  learner, _, shutdown = throughput.start_central_inference(
       config, _timed_actor_worker, (flags.seconds, flags.warmup_seconds, results))
   time.sleep(flags.warmup_seconds)
   start, start_cpu = time.time(), time.process_time()

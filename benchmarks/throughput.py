@@ -143,7 +143,7 @@ def start_central_inference(config, actor_worker=_actor_worker, extra_args=()):
   unrolls) and K actor processes running `actor_worker(config, index, address,
   *extra_args)`. Returns once every environment has stepped: building dozens of Atari
   environments per actor can outlast a warm-up, and env_only's warm-up also starts after
-  its environments are built. Returns (learner, shutdown)."""
+  its environments are built. Returns (learner, actor processes, shutdown)."""
   import portpicker  # pylint: disable=g-import-not-at-top
   from seed_graph.nodes import learner as learner_lib  # pylint: disable=g-import-not-at-top
   learner = learner_lib.LearnerInference(config)
@@ -178,7 +178,7 @@ def start_central_inference(config, actor_worker=_actor_worker, extra_args=()):
       shutdown()
       raise RuntimeError('the actors did not all start stepping')
     time.sleep(0.1)
-  return learner, shutdown
+  return learner, actors, shutdown
 
 
 def _signal_all(processes, signum):
@@ -193,12 +193,11 @@ def measure_pairs(config, pairs, window, settle, warmup):
   env_counters, env_workers, stop_env_only = start_env_only(config)
   _signal_all(env_workers, signal.SIGSTOP)
   try:
-    learner, stop_central = start_central_inference(config)
+    learner, actors, stop_central = start_central_inference(config)
   except BaseException:
     _signal_all(env_workers, signal.SIGCONT)
     stop_env_only()
     raise
-  actors = [p for p in multiprocessing.active_children() if p not in env_workers]
   env_frames = lambda: sum(c.value for c in env_counters)
 
   def switch(run, pause):

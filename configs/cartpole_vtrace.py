@@ -40,7 +40,7 @@ def get_config():
   config.inference = ml_collections.ConfigDict()
   config.inference.batch_size = 64             # Most environments in one inference call.
   config.inference.timeout_us = 2000           # Longest wait for a batch to fill (µs).
-  config.inference.jit_compile = False        # Policy as one XLA program (per padded size).
+  config.inference.jit_compile = False         # Policy as one XLA program (per padded size).
 
   config.learner = ml_collections.ConfigDict()
   config.learner.batch_size = 32               # Unrolls per training step.
