@@ -35,9 +35,9 @@ _SECONDS = throughput.flags.DEFINE_float('seconds', 15.0,
 
 def _timed_actor_worker(config, actor_index, address, seconds, warmup, results):
   from seed_graph import envs  # pylint: disable=g-import-not-at-top
-  from seed_graph import layout  # pylint: disable=g-import-not-at-top
+  from seed_graph import env_ids  # pylint: disable=g-import-not-at-top
   from seed_graph.nodes import actor as actor_lib  # pylint: disable=g-import-not-at-top
-  from seed_graph.nodes import learner as learner_lib  # pylint: disable=g-import-not-at-top
+  from seed_graph.nodes import learner_node  # pylint: disable=g-import-not-at-top
 
   counters = {'stepping': False, 'measuring': False, 'step_cpu': 0.0, 'steps': 0,
               'wait': 0.0}
@@ -75,7 +75,7 @@ def _timed_actor_worker(config, actor_index, address, seconds, warmup, results):
         counters['wait'] += time.perf_counter() - started
       return response
 
-  client = learner_lib.LearnerClient('localhost:1', address)
+  client = learner_node.LearnerClient('localhost:1', address)
   open_stream = client.inference.open_stream
   client.inference.open_stream = lambda: TimedStream(open_stream())
   envs.make_environment = make_timed_environment  # What the actor builds its envs with.
@@ -95,7 +95,7 @@ def _timed_actor_worker(config, actor_index, address, seconds, warmup, results):
     stop.set()
 
   threading.Thread(target=measure_window, daemon=True).start()
-  actor = actor_lib.Actor(client, config.env, layout.actor_env_ids(config, actor_index),
+  actor = actor_lib.Actor(client, config.env, env_ids.actor_env_ids(config, actor_index),
                           seed=actor_index * 1000, stop_event=stop,
                           env_groups=config.actors.env_groups)
   actor.run()

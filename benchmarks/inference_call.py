@@ -32,18 +32,19 @@ _CALLS = flags.DEFINE_integer('calls', None, 'Timed calls; default 300 (mlp) or 
 def time_calls(jit_compile, torso, rows, calls):
   from configs import atari_vtrace  # pylint: disable=g-import-not-at-top
   from seed_graph.nodes import learner as learner_lib  # pylint: disable=g-import-not-at-top
+  from seed_graph.nodes import vtrace_learner  # pylint: disable=g-import-not-at-top
   config = throughput.benchmark_config('atari', 2, rows, 1, rows, 5000, jit_compile)
   config.logdir = '/tmp/seed_graph_inference_call_unused'
   if torso == 'resnet':
     config.network = atari_vtrace.get_config().network
-  learner = learner_lib.LearnerInference(config)
+  learner = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
   rng = np.random.default_rng(0)
   state = tf.nest.map_structure(lambda s: np.zeros((rows,) + tuple(s.shape[1:]), np.float32),
-                                learner._state_template)  # pylint: disable=protected-access
+                                learner.algorithm.example_policy_inputs()[4])
   inputs = (rng.integers(0, 18, rows, dtype=np.int32), np.zeros(rows, np.float32),
             np.zeros(rows, bool), rng.integers(0, 256, (rows, 84, 84), dtype=np.uint8),
             state, np.zeros(rows, bool))
-  infer = learner._inference_fn  # pylint: disable=protected-access
+  infer = learner.policy  # Padded to a bucket size (none here), NumPy out.
   for _ in range(max(3, calls // 10)):
     np.asarray(infer(*inputs)[0])
   start, start_cpu = time.perf_counter(), time.process_time()

@@ -145,7 +145,7 @@ def fill(args):
   from configs import atari_r2d2  # pylint: disable=g-import-not-at-top
   from seed_graph import envs  # pylint: disable=g-import-not-at-top
   from seed_graph import sequences  # pylint: disable=g-import-not-at-top
-  from seed_graph.nodes import r2d2_learner  # pylint: disable=g-import-not-at-top
+  from seed_graph.nodes import r2d2_replay  # pylint: disable=g-import-not-at-top
 
   config = atari_r2d2.get_config()
   config.logdir = '/tmp/unused'
@@ -173,22 +173,22 @@ def fill(args):
   # The replay node's table, but without its rate limiter (which would need a learner
   # sampling alongside); the limiter holds no data, so memory is the same.
   table = reverb.Table(
-      name=r2d2_learner.TABLE,
+      name=r2d2_replay.TABLE,
       sampler=reverb.selectors.Prioritized(config.replay.priority_exponent),
       remover=reverb.selectors.Fifo(), max_size=capacity,
-      rate_limiter=reverb.rate_limiters.MinSize(1), signature=r2d2_learner.replay_signature(config))
+      rate_limiter=reverb.rate_limiters.MinSize(1), signature=r2d2_replay.replay_signature(config))
   server = reverb.Server([table], port=None)
   client = reverb.Client(f'localhost:{server.port}')
-  layout = r2d2_learner.sequence_layout(config)
+  layout = r2d2_replay.sequence_layout(config)
   envs_count = layout_envs = 32
   writer = sequences.SequenceWriter(
-      client, r2d2_learner.TABLE, layout_envs, layout, num_actions,
+      client, r2d2_replay.TABLE, layout_envs, layout, num_actions,
       config.replay.chunk_length, lambda s: np.ones(s['action'].shape[1]))
   state = np.zeros((envs_count, 1024), np.float32)
   env_ids = np.arange(envs_count)
   t, start = 0, time.time()
   zeros = np.zeros(envs_count)
-  while client.server_info()[r2d2_learner.TABLE].current_size < capacity:
+  while client.server_info()[r2d2_replay.TABLE].current_size < capacity:
     index = (t + 997 * env_ids) % len(frames)
     created = writer.append(env_ids, {
         'observation': frames[index], 'prev_action': zeros, 'reward': zeros,
@@ -199,7 +199,7 @@ def fill(args):
     t += 1
   writer.flush_all()
   time.sleep(2)
-  size = client.server_info()[r2d2_learner.TABLE].current_size
+  size = client.server_info()[r2d2_replay.TABLE].current_size
   rss = process.memory_info().rss
   report = {
       'game': config.env.game, 'capacity': capacity, 'table_size': size, 'steps_written': int(t * envs_count),

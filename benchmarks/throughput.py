@@ -64,7 +64,7 @@ def benchmark_config(env_name, processes, env_batch_size, env_groups, inference_
     from configs import atari_vtrace as base  # pylint: disable=g-import-not-at-top
   else:
     from configs import cartpole_vtrace as base  # pylint: disable=g-import-not-at-top
-  from seed_graph import layout  # pylint: disable=g-import-not-at-top
+  from seed_graph import env_ids  # pylint: disable=g-import-not-at-top
   config = base.get_config()
   config.logdir = '/tmp/seed_graph_benchmark_unused'
   config.network.torso = 'mlp'
@@ -75,7 +75,7 @@ def benchmark_config(env_name, processes, env_batch_size, env_groups, inference_
   config.actors.env_groups = env_groups
   config.evaluators.num = 0
   config.inference.batch_size = (inference_batch_size or
-                                 processes * layout.largest_actor_request(config))
+                                 processes * env_ids.largest_actor_request(config))
   config.inference.timeout_us = timeout_us
   config.inference.jit_compile = jit_compile
   config.learner.unroll_length = 20
@@ -104,11 +104,11 @@ def _env_only_worker(env_config, env_batch_size, seed, frames):
 
 def _actor_worker(config, actor_index, address):
   from seed_graph.nodes import actor as actor_lib  # pylint: disable=g-import-not-at-top
-  from seed_graph.nodes import learner as learner_lib  # pylint: disable=g-import-not-at-top
-  from seed_graph import layout  # pylint: disable=g-import-not-at-top
-  client = learner_lib.LearnerClient('localhost:1', address)
+  from seed_graph.nodes import learner_node  # pylint: disable=g-import-not-at-top
+  from seed_graph import env_ids  # pylint: disable=g-import-not-at-top
+  client = learner_node.LearnerClient('localhost:1', address)
   stop = threading.Event()
-  actor_lib.Actor(client, config.env, layout.actor_env_ids(config, actor_index),
+  actor_lib.Actor(client, config.env, env_ids.actor_env_ids(config, actor_index),
                   seed=actor_index * 1000, stop_event=stop,
                   env_groups=config.actors.env_groups).run()
 
@@ -145,16 +145,18 @@ def start_central_inference(config, actor_worker=_actor_worker, extra_args=()):
   environments per actor can outlast a warm-up, and env_only's warm-up also starts after
   its environments are built. Returns (learner, actor processes, shutdown)."""
   import portpicker  # pylint: disable=g-import-not-at-top
+  from seed_graph import env_ids  # pylint: disable=g-import-not-at-top
   from seed_graph.nodes import learner as learner_lib  # pylint: disable=g-import-not-at-top
-  learner = learner_lib.LearnerInference(config)
+  from seed_graph.nodes import vtrace_learner  # pylint: disable=g-import-not-at-top
+  learner = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
   port = portpicker.pick_unused_port()
-  learner._start_inference(port)  # pylint: disable=protected-access
+  learner.serve(port)
   stop = threading.Event()
 
   def discard_unrolls():
     while not stop.is_set():
       try:
-        learner._unrolls.get(timeout=0.2)  # pylint: disable=protected-access
+        learner.algorithm.unroll_queue.get(timeout=0.2)
       except Exception:  # pylint: disable=broad-except
         pass
 
@@ -170,10 +172,10 @@ def start_central_inference(config, actor_worker=_actor_worker, extra_args=()):
     for a in actors:
       a.terminate()
     stop.set()
-    learner._shutdown_inference()  # pylint: disable=protected-access
+    learner.shutdown()
 
   deadline = time.time() + 600
-  while not (learner._env_states.run_ids != 0).all():  # pylint: disable=protected-access
+  while learner.get_stats()['environments_seen'] < env_ids.num_training_envs(config):
     if time.time() > deadline or not all(a.is_alive() for a in actors):
       shutdown()
       raise RuntimeError('the actors did not all start stepping')

@@ -7,8 +7,7 @@ Atari choices). Network: SEED's deep ResNet torso + LSTM 256.
 `--config.env.game=Breakout` picks another game.
 """
 
-import ml_collections
-
+from configs import atari_env
 from configs import cartpole_vtrace
 
 
@@ -16,15 +15,7 @@ def get_config():
   config = cartpole_vtrace.get_config()
   config.total_environment_frames = 200_000_000
 
-  config.env = ml_collections.ConfigDict()
-  config.env.name = 'atari'
-  config.env.game = 'Pong'                     # Any ALE game name, e.g. 'Breakout'.
-  config.env.sticky_action_probability = 0.25  # Chance the previous action repeats.
-  config.env.frame_skip = 4                    # Frames per agent step (max-pooled).
-  config.env.screen_size = 84                  # Observations are screen_size^2 grayscale.
-  config.env.noop_max = 30                     # Up to this many no-ops at episode start.
-  config.env.full_action_space = True          # All 18 actions, whatever the game.
-  config.env.max_episode_frames = 108_000      # 30 minutes of play at 60 Hz.
+  config.env = atari_env.atari_env_config()  # SEED RL's Atari protocol.
 
   config.network.torso = 'resnet'
   config.network.lstm_size = 256

@@ -20,7 +20,7 @@ from launchpad.nodes.python import local_multi_processing
 import ml_collections
 from ml_collections import config_flags
 
-from launch import programs
+from seed_graph.programs import registry
 from seed_graph import launcher_watch
 
 _CONFIG = config_flags.DEFINE_config_file('config', None, 'Experiment config file.',
@@ -64,7 +64,7 @@ def main(argv):
     raise app.UsageError(f'unexpected arguments: {argv[1:]}')
   config = _CONFIG.value
   config.logdir = os.path.abspath(_LOGDIR.value)
-  program = programs.make_program(config)  # Validates the config before anything starts.
+  program = registry.make_program(config)  # Validates the config before anything starts.
   os.makedirs(config.logdir, exist_ok=True)
   print(f'launching {program.name}: {sum(len(n) for n in program.groups.values())} nodes, '
         f'logdir {config.logdir}', flush=True)

@@ -6,26 +6,33 @@ Every error is a `ConfigError` whose message starts with the dotted key at fault
 import numpy as np
 
 from seed_graph import envs
-from seed_graph import layout
+from seed_graph import env_ids
 
 
 class ConfigError(ValueError):
   pass
 
 
-# Keys of a V-trace config and their types (env keys are checked by the env module).
-VTRACE_SCHEMA = {
+# Keys every program's config has, and their types (env keys are checked by the env
+# module). Each algorithm adds its own network, learner and other sections.
+COMMON_SCHEMA = {
     'algorithm': str,
     'seed': int,
     'logdir': str,
     'total_environment_frames': int,
     'env': dict,
-    'network': {
-        'torso': str, 'mlp_sizes': tuple, 'lstm_size': int, 'resnet_hidden_size': int,
-    },
     'actors': {'num': int, 'env_batch_size': int, 'env_groups': int},
     'evaluators': {'num': int, 'env_batch_size': int, 'epsilon': float},
     'inference': {'batch_size': int, 'timeout_us': int, 'jit_compile': bool},
+    'logging': {'interval_seconds': float, 'checkpoint_interval_seconds': float,
+                'return_window': int},
+}
+
+# Keys of a V-trace config beyond the common ones.
+VTRACE_SCHEMA = dict(COMMON_SCHEMA, **{
+    'network': {
+        'torso': str, 'mlp_sizes': tuple, 'lstm_size': int, 'resnet_hidden_size': int,
+    },
     'learner': {
         'batch_size': int, 'unroll_length': int, 'queue_capacity': int,
         'queue_max_bytes': int, 'learning_rate': float, 'learning_rate_decay': bool,
@@ -35,8 +42,7 @@ VTRACE_SCHEMA = {
         'gradient_clip_norm': float,
         'clip_rho_threshold': float, 'clip_pg_rho_threshold': float,
     },
-    'logging': {'interval_seconds': float, 'checkpoint_interval_seconds': float},
-}
+})
 
 REWARD_CLIPPING_MODES = ('none', 'abs_one', 'soft_asymmetric')
 
@@ -78,11 +84,17 @@ def _positive(config, *keys):
 
 
 def _check_program(config, schema, algorithm):
+  """The keys of `schema`, and the common sections' values."""
   _check_keys(config, schema)
   if config.algorithm != algorithm:
     raise ConfigError(f'algorithm: this program runs {algorithm!r}, got {config.algorithm!r}')
   if not config.logdir:
     raise ConfigError('logdir: empty; pass --logdir=DIR')
+  _positive(config, 'total_environment_frames', 'actors.num', 'actors.env_batch_size',
+            'inference.batch_size', 'inference.timeout_us', 'logging.interval_seconds',
+            'logging.checkpoint_interval_seconds', 'logging.return_window')
+  if not 0.0 <= config.evaluators.epsilon <= 1.0:
+    raise ConfigError(f'evaluators.epsilon: must be in [0, 1], got {config.evaluators.epsilon}')
 
 
 def _check_actors_and_evaluators(config):
@@ -99,7 +111,7 @@ def _check_actors_and_evaluators(config):
   if not 1 <= groups <= config.actors.env_batch_size:
     raise ConfigError(f'actors.env_groups: must be in [1, actors.env_batch_size='
                       f'{config.actors.env_batch_size}], got {groups}')
-  largest_request = max(layout.largest_actor_request(config),
+  largest_request = max(env_ids.largest_actor_request(config),
                         config.evaluators.env_batch_size if config.evaluators.num else 0)
   if largest_request > config.inference.batch_size:
     raise ConfigError(
@@ -119,15 +131,10 @@ def _environment_info(config) -> envs.EnvironmentInfo:
 def validate_vtrace_config(config):
   """Raises ConfigError naming the first bad key of a V-trace config."""
   _check_program(config, VTRACE_SCHEMA, 'vtrace')
-  _positive(config, 'total_environment_frames', 'network.lstm_size',
-            'network.resnet_hidden_size', 'actors.num', 'actors.env_batch_size',
-            'inference.batch_size', 'inference.timeout_us', 'learner.batch_size',
-            'learner.unroll_length', 'learner.queue_capacity', 'learner.queue_max_bytes',
-            'learner.learning_rate', 'learner.adam_epsilon',
-            'logging.interval_seconds', 'logging.checkpoint_interval_seconds')
+  _positive(config, 'network.lstm_size', 'network.resnet_hidden_size',
+            'learner.batch_size', 'learner.unroll_length', 'learner.queue_capacity',
+            'learner.queue_max_bytes', 'learner.learning_rate', 'learner.adam_epsilon')
   _check_actors_and_evaluators(config)
-  if not 0.0 <= config.evaluators.epsilon <= 1.0:
-    raise ConfigError(f'evaluators.epsilon: must be in [0, 1], got {config.evaluators.epsilon}')
   if config.network.torso not in ('mlp', 'resnet'):
     raise ConfigError(f"network.torso: expected 'mlp' or 'resnet', got {config.network.torso!r}")
   learner = config.learner
@@ -162,21 +169,13 @@ def validate_vtrace_config(config):
 
 # ---- R2D2 ----------------------------------------------------------------------------
 
-# Keys of an R2D2 config and their types (env keys are checked by the env module).
-R2D2_SCHEMA = {
-    'algorithm': str,
-    'seed': int,
-    'logdir': str,
-    'total_environment_frames': int,
-    'env': dict,
+# Keys of an R2D2 config beyond the common ones.
+R2D2_SCHEMA = dict(COMMON_SCHEMA, **{
     'network': {
         'torso': str, 'mlp_sizes': tuple, 'torso_hidden_size': int, 'lstm_size': int,
         'head_hidden_size': int, 'frame_stack': int,
     },
-    'actors': {'num': int, 'env_batch_size': int, 'env_groups': int},
     'exploration': {'base': float, 'alpha': float},
-    'evaluators': {'num': int, 'env_batch_size': int, 'epsilon': float},
-    'inference': {'batch_size': int, 'timeout_us': int, 'jit_compile': bool},
     'replay': {
         'capacity': int, 'min_size_to_sample': int, 'samples_per_insert': float,
         'error_buffer': float, 'priority_exponent': float, 'chunk_length': int,
@@ -188,24 +187,20 @@ R2D2_SCHEMA = {
         'importance_sampling_exponent': float, 'priority_eta': float,
         'value_rescale_eps': float,
     },
-    'logging': {'interval_seconds': float, 'checkpoint_interval_seconds': float},
-}
+})
 
 
 def validate_r2d2_config(config):
   """Raises ConfigError naming the first bad key of an R2D2 config."""
   _check_program(config, R2D2_SCHEMA, 'r2d2')
-  _positive(config, 'total_environment_frames', 'network.torso_hidden_size',
-            'network.lstm_size', 'network.head_hidden_size', 'network.frame_stack',
-            'actors.num', 'actors.env_batch_size', 'inference.batch_size',
-            'inference.timeout_us', 'replay.capacity', 'replay.min_size_to_sample',
-            'replay.samples_per_insert', 'replay.error_buffer', 'replay.chunk_length',
-            'learner.batch_size', 'learner.unroll_length', 'learner.n_step',
-            'learner.target_update_period', 'learner.learning_rate',
-            'learner.adam_epsilon', 'learner.value_rescale_eps',
-            'logging.interval_seconds', 'logging.checkpoint_interval_seconds')
+  _positive(config, 'network.torso_hidden_size', 'network.lstm_size',
+            'network.head_hidden_size', 'network.frame_stack', 'replay.capacity',
+            'replay.min_size_to_sample', 'replay.samples_per_insert', 'replay.error_buffer',
+            'replay.chunk_length', 'learner.batch_size', 'learner.unroll_length',
+            'learner.n_step', 'learner.target_update_period', 'learner.learning_rate',
+            'learner.adam_epsilon', 'learner.value_rescale_eps')
   _check_actors_and_evaluators(config)
-  for key in ('evaluators.epsilon', 'replay.priority_exponent', 'learner.discount',
+  for key in ('replay.priority_exponent', 'learner.discount',
               'learner.importance_sampling_exponent', 'learner.priority_eta'):
     section, leaf = key.split('.')
     if not 0.0 <= config[section][leaf] <= 1.0:

@@ -4,7 +4,7 @@ import time
 import numpy as np
 import pytest
 
-from seed_graph import batching
+from seed_graph.inference import batching
 
 
 def _double(requests):

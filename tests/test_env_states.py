@@ -1,105 +1,41 @@
-"""Unroll assembly on the learner: overlap, episode ends, run-id resets, statistics."""
+"""Per-environment state and episode statistics on the learner."""
 
 import numpy as np
 
 from seed_graph import env_states
 
 
-def _states(num_envs=3, unroll_length=3):
-  return env_states.EnvironmentStates(
-      num_envs, unroll_length, observation_shape=(2,), observation_dtype=np.float32,
-      num_actions=4, core_state_shapes=[(5,)])
+def test_episode_statistics_split_training_and_evaluation_with_one_window():
+  episodes = env_states.EpisodeStatistics(num_envs=4, num_training_envs=2, window=2)
+  ids = np.arange(4)
+  no_run_change = np.zeros(4, bool)
+  for reward in (1.0, 2.0, 4.0):
+    episodes.update(ids, np.full(4, reward, np.float32), np.ones(4, bool), no_run_change)
+  stats = episodes.snapshot()
+  # Two environments of each kind ended 3 episodes each; the window keeps the last 2.
+  assert stats['train_episodes'] == 6 and stats['eval_episodes'] == 6
+  assert stats['episode_return'] == 4.0 and stats['eval_episode_return'] == 4.0
 
 
-def _step(states, env_ids, t, run_ids, dones=None):
-  """Runs one learner step: observations encode (env, t); actions = t."""
-  env_ids = np.asarray(env_ids)
-  rows = len(env_ids)
-  dones = np.zeros(rows, bool) if dones is None else np.asarray(dones)
-  rewards = np.full(rows, float(t), np.float32)
-  _, finished_ids, finished, lengths = states.begin_step(
-      env_ids, np.asarray(run_ids, np.int64), rewards, dones)
-  prev_actions = states.prev_actions[env_ids]
-  before = states.gather_core_states(env_ids)
-  actions = np.full(rows, t, np.int32)
-  unrolls = states.record(env_ids, {
-      'prev_actions': prev_actions, 'rewards': rewards, 'dones': dones,
-      'truncations': np.zeros(rows, bool),
-      'observations': np.stack([env_ids, np.full(rows, t)], axis=1).astype(np.float32),
-      'actions': actions, 'behaviour_logits': np.zeros((rows, 4), np.float32),
-  }, before)
-  # The new recurrent state marks which step produced it.
-  states.end_step(env_ids, actions, [np.full((rows, 5), t + 1, np.float32)])
-  return unrolls, finished_ids, finished, lengths
+def test_a_new_run_drops_the_unfinished_episode():
+  episodes = env_states.EpisodeStatistics(num_envs=1, num_training_envs=1, window=10)
+  ids = np.zeros(1, np.int64)
+  episodes.update(ids, np.full(1, 5.0, np.float32), np.zeros(1, bool), np.zeros(1, bool))
+  # The new run's first step carries the old run's reward and done: neither counts.
+  finished_ids, _ = episodes.update(ids, np.full(1, 7.0, np.float32), np.ones(1, bool),
+                                    np.ones(1, bool))
+  assert finished_ids.size == 0
+  episodes.update(ids, np.full(1, 1.0, np.float32), np.ones(1, bool), np.zeros(1, bool))
+  assert episodes.snapshot()['episode_return'] == 1.0
+  assert episodes.snapshot()['eval_episode_return'] is None
 
 
-def test_unrolls_overlap_by_one_step():
-  states = _states(unroll_length=3)
-  got = []
-  for t in range(10):
-    unrolls, *_ = _step(states, [0, 2], t, run_ids=[7, 7])
-    got.extend(unrolls)
-  env0 = [u for u in got if u.env_id == 0]
-  assert len(env0) == 3  # Steps 0-3, 3-6, 6-9.
-  for index, unroll in enumerate(env0):
-    start = 3 * index
-    np.testing.assert_array_equal(unroll.steps['observations'][:, 1],
-                                  np.arange(start, start + 4))
-    np.testing.assert_array_equal(unroll.steps['actions'], np.arange(start, start + 4))
-    # prev_action of each step is the action of the step before (0 at the very start).
-    np.testing.assert_array_equal(unroll.steps['prev_actions'][1:], np.arange(start, start + 3))
-    # Initial state: the state before the first step (written by step start - 1).
-    np.testing.assert_array_equal(unroll.initial_state[0], np.full(5, float(start)))
-  assert env0[1].steps['observations'][0, 1] == env0[0].steps['observations'][-1, 1]
-
-
-def test_episode_end_inside_an_unroll_is_kept_with_done_flag():
-  states = _states(num_envs=1, unroll_length=4)
-  got = []
-  for t in range(5):
-    unrolls, _, finished, lengths = _step(states, [0], t, run_ids=[1], dones=[t == 2])
-    got.extend(unrolls)
-    if t == 2:
-      np.testing.assert_array_equal(finished, [1.0 + 2.0])  # Rewards of steps 1 and 2.
-      np.testing.assert_array_equal(lengths, [2])
-  (unroll,) = got
-  np.testing.assert_array_equal(unroll.steps['dones'], [False, False, True, False, False])
-
-
-def test_changed_run_id_resets_that_environment_only():
-  states = _states(num_envs=2, unroll_length=3)
-  for t in range(2):
-    _step(states, [0, 1], t, run_ids=[5, 5])
-  assert states.positions.tolist() == [2, 2]
-  # Actor of env 1 restarted: new run id.
-  reset_ids, _, finished, _ = states.begin_step(
-      np.array([0, 1]), np.array([5, 6]), np.zeros(2, np.float32), np.zeros(2, bool))
-  assert reset_ids.tolist() == [1]
-  assert finished.size == 0
-  assert states.positions.tolist() == [2, 0]
-  assert states.prev_actions.tolist() == [1, 0]
-  np.testing.assert_array_equal(states.core_states[0][1], np.zeros(5))
-  np.testing.assert_array_equal(states.core_states[0][0], np.full(5, 2.0))
-
-
-def test_reset_discards_partial_unroll():
-  states = _states(num_envs=1, unroll_length=3)
-  got = []
-  for t in range(2):
-    got += _step(states, [0], t, run_ids=[1])[0]
-  for t in range(10, 14):
-    got += _step(states, [0], t, run_ids=[2])[0]
-  (unroll,) = got
-  np.testing.assert_array_equal(unroll.steps['observations'][:, 1], [10, 11, 12, 13])
-  np.testing.assert_array_equal(unroll.initial_state[0], np.zeros(5))
-
-
-def test_stack_unrolls_is_time_major():
-  states = _states(num_envs=2, unroll_length=2)
-  got = []
-  for t in range(3):
-    got += _step(states, [0, 1], t, run_ids=[1, 1])[0]
-  steps, initial = env_states.stack_unrolls(got)
-  assert steps['observations'].shape == (3, 2, 2)
-  assert steps['actions'].shape == (3, 2)
-  assert initial[0].shape == (2, 5)
+def test_begin_step_reports_new_runs_per_row():
+  states = env_states.EnvironmentStates(3, core_state_shapes=[(2,)])
+  first = states.begin_step(np.array([0, 2]), np.array([9, 9], np.int64))
+  assert first.tolist() == [True, True]
+  states.end_step(np.array([0, 2]), np.array([1, 1], np.int32), [np.ones((2, 2), np.float32)])
+  again = states.begin_step(np.array([0, 2]), np.array([9, 8], np.int64))
+  assert again.tolist() == [False, True]
+  assert states.prev_actions.tolist() == [1, 0, 0]
+  np.testing.assert_array_equal(states.core_states[0][2], np.zeros(2))

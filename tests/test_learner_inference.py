@@ -1,6 +1,5 @@
 """The learner's inference edge with real gRPC streams and real actors (no Launchpad)."""
 
-import queue
 import threading
 import time
 
@@ -10,52 +9,72 @@ import portpicker
 import pytest
 import tensorflow as tf
 
-from seed_graph import layout
-from seed_graph import wire
+from seed_graph import env_ids as env_ids_lib
+from seed_graph.inference import messages
+from seed_graph.inference import wire
 from seed_graph.nodes import actor as actor_lib
 from seed_graph.nodes import learner as learner_lib
+from seed_graph.nodes import learner_node
+from seed_graph.nodes import vtrace_learner
 from tests import helpers
+
+
+class _EchoVTrace(vtrace_learner.VTraceLearner):
+  """V-trace whose action is read off the observation, so a caller can tell whether it
+  got its own rows back."""
+
+  def act(self, prev_actions, rewards, dones, observations, core_state, is_eval):
+    actions = tf.cast(observations[:, 0], tf.int32)
+    logits = tf.zeros([tf.shape(observations)[0], 2])
+    return actions, logits, core_state
+
+
+def _serving_learner(tmp_path, algorithm=vtrace_learner.VTraceLearner, **overrides):
+  config = helpers.small_cartpole_config(tmp_path, **overrides)
+  node = learner_lib.Learner(config, algorithm)
+  port = portpicker.pick_unused_port()
+  node.serve(port)
+  node.address = f'localhost:{port}'
+  node.config = config
+  return node
 
 
 @pytest.fixture
 def learner(tmp_path):
-  config = helpers.small_cartpole_config(tmp_path)
-  node = learner_lib.LearnerInference(config)
-  port = portpicker.pick_unused_port()
-  node._start_inference(port)
-  node.address = f'localhost:{port}'
-  node.config = config
+  node = _serving_learner(tmp_path)
   yield node
-  node._shutdown_inference()
+  node.shutdown()
+
+
+@pytest.fixture
+def unbounded_learner(tmp_path):
+  """Nobody trains here: a queue that never fills keeps back-pressure out of the test
+  (back-pressure has its own test)."""
+  node = _serving_learner(tmp_path, **{'learner.queue_capacity': 10_000})
+  yield node
+  node.shutdown()
 
 
 def _client(learner):
-  return learner_lib.LearnerClient('localhost:1', learner.address)
+  return learner_node.LearnerClient('localhost:1', learner.address)
 
 
 def _request(env_ids, observations, run_id=1, is_eval=False, rewards=None, dones=None):
   env_ids = np.asarray(env_ids, np.int32)
   rows = len(env_ids)
-  return wire.encode({
-      'env_ids': env_ids,
-      'run_ids': np.full(rows, run_id, np.int64),
-      'rewards': np.zeros(rows, np.float32) if rewards is None else rewards,
-      'dones': np.zeros(rows, bool) if dones is None else dones,
-      'truncations': np.zeros(rows, bool),
-      'observations': np.asarray(observations, np.float32),
-  }, {'eval': is_eval})
+  return messages.encode_request(
+      env_ids, np.full(rows, run_id, np.int64),
+      np.zeros(rows, np.float32) if rewards is None else rewards,
+      np.zeros(rows, bool) if dones is None else dones, np.zeros(rows, bool),
+      np.asarray(observations, np.float32), is_eval)
 
 
-def test_each_caller_gets_its_own_actions(learner):
-  # Replace the policy by one whose action is read off the observation, so a caller
-  # can tell whether it got its own rows back.
-  def echo_policy(prev_actions, rewards, dones, observations, core_state, is_eval):
-    actions = tf.cast(observations[:, 0], tf.int32)
-    logits = tf.zeros([tf.shape(observations)[0], 2])
-    return actions, logits, core_state
-  learner._inference_fn = echo_policy
-  learner._unrolls = queue.Queue()  # Nobody trains here: keep back-pressure out of it.
+def _unrolls(learner):
+  return learner.algorithm.unroll_queue
 
+
+def test_each_caller_gets_its_own_actions(tmp_path):
+  learner = _serving_learner(tmp_path, _EchoVTrace, **{'learner.queue_capacity': 10_000})
   errors = []
 
   def caller(actor_index):
@@ -65,7 +84,7 @@ def test_each_caller_gets_its_own_actions(learner):
       for step in range(40):
         marks = 1000 * actor_index + 10 * step + np.arange(4)
         observations = np.stack([marks, np.zeros(4), np.zeros(4), np.zeros(4)], axis=1)
-        actions = wire.decode(stream.infer(_request(env_ids, observations)))[0]['actions']
+        actions = messages.decode_actions(stream.infer(_request(env_ids, observations)))
         np.testing.assert_array_equal(actions, marks)
     except Exception as e:  # pylint: disable=broad-except
       errors.append(e)
@@ -77,15 +96,16 @@ def test_each_caller_gets_its_own_actions(learner):
     t.start()
   for t in threads:
     t.join(timeout=60)
+  learner.shutdown()
   assert not any(t.is_alive() for t in threads)
   assert not errors, errors
-  assert learner._batcher.rows_processed == 2 * 40 * 4
+  assert learner.get_stats()['inference_rows'] == 2 * 40 * 4
   # Some batches held both callers' requests.
-  assert learner._batcher.batches_processed < 2 * 40
+  assert learner.get_stats()['inference_batches'] < 2 * 40
 
 
-def test_actors_and_evaluator_fill_the_unroll_queue(learner):
-  learner._unrolls = queue.Queue()  # Unbounded: back-pressure has its own test.
+def test_actors_and_evaluator_fill_the_unroll_queue(unbounded_learner):
+  learner = unbounded_learner
   stop = threading.Event()
   client = _client(learner)
   actors = [actor_lib.Actor(client, learner.config.env, [0, 1, 2, 3], seed=1, max_steps=12,
@@ -102,33 +122,33 @@ def test_actors_and_evaluator_fill_the_unroll_queue(learner):
   assert not any(t.is_alive() for t in threads)
   assert [a.steps for a in actors] == [12, 12, 12]
   # 12 steps with unrolls of 5 (+1 overlap): 2 unrolls per training env, none for eval.
-  assert learner._unrolls.qsize() == 8 * 2
+  assert _unrolls(learner).qsize() == 8 * 2
   assert learner.get_stats()['frames'] == 8 * 12
   # Batches of several sizes ran, all on the one graph traced when the learner was built.
-  assert learner.inference_traces == 1
+  assert learner.policy.traces == 1
 
 
 def test_group_slices_cover_every_environment_once():
   for envs, groups in [(1, 1), (4, 4), (7, 3), (32, 2)]:
-    slices = layout.env_group_slices(envs, groups)
+    slices = env_ids_lib.env_group_slices(envs, groups)
     assert len(slices) == groups
     assert sum((list(range(envs))[s] for s in slices), []) == list(range(envs))
 
 
-def test_pipelined_actor_gives_the_same_unrolls_as_one_group(learner):
+def test_pipelined_actor_gives_the_same_unrolls_as_one_group(unbounded_learner):
   # Two groups of 2 envs on separate streams: each env still advances one step per
   # answer, so the counts match a one-group actor exactly.
-  learner._unrolls = queue.Queue()
+  learner = unbounded_learner
   worker = actor_lib.Actor(_client(learner), learner.config.env, [0, 1, 2, 3], seed=1,
                            max_steps=12, stop_event=threading.Event(), env_groups=2)
   worker.run()
   assert worker.steps == 12
-  assert learner._unrolls.qsize() == 4 * 2
+  assert _unrolls(learner).qsize() == 4 * 2
   assert learner.get_stats()['frames'] == 4 * 12
   # Requests carried 2 rows each (one group), never the whole batch of 4.
-  assert learner._batcher.rows_processed == 4 * 12
-  assert learner._batcher.batches_processed >= 12
-  unrolls = [learner._unrolls.get() for _ in range(8)]
+  assert learner.get_stats()['inference_rows'] == 4 * 12
+  assert learner.get_stats()['inference_batches'] >= 12
+  unrolls = [_unrolls(learner).get() for _ in range(8)]
   assert sorted(u.env_id for u in unrolls) == [0, 0, 1, 1, 2, 2, 3, 3]
   for unroll in unrolls:
     assert unroll.steps['observations'].shape[0] == learner.config.learner.unroll_length + 1
@@ -144,7 +164,7 @@ def test_malformed_message_fails_only_that_caller(learner):
   assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT
   assert 'bad magic' in error.value.details()
   # The server and the other stream keep going.
-  actions = wire.decode(good.infer(_request([0, 1, 2, 3], observations)))[0]['actions']
+  actions = messages.decode_actions(good.infer(_request([0, 1, 2, 3], observations)))
   assert actions.shape == (4,)
   good.close()
 
@@ -174,22 +194,22 @@ def test_full_queue_blocks_inference_without_dropping(learner):
   thread.start()
   # Capacity 8 unrolls; 4 envs make 4 unrolls every 5 steps, so it fills in ~11 steps.
   deadline = time.time() + 30
-  while learner._unrolls.qsize() < 8 and time.time() < deadline:
+  while _unrolls(learner).qsize() < 8 and time.time() < deadline:
     time.sleep(0.05)
   time.sleep(0.5)
   stalled_at = worker.steps
   time.sleep(0.5)
   assert worker.steps == stalled_at  # Blocked by back-pressure.
   assert stalled_at < 200
-  drained = [learner._unrolls.get() for _ in range(8)]
+  drained = [_unrolls(learner).get() for _ in range(8)]
   deadline = time.time() + 30
   while worker.steps <= stalled_at + 2 and time.time() < deadline:
     time.sleep(0.05)
   assert worker.steps > stalled_at  # Resumed once the learner caught up.
   # Nothing was dropped: every env's unrolls are consecutive (overlap by one step).
   by_env = {}
-  while not learner._unrolls.empty():
-    drained.append(learner._unrolls.get())
+  while not _unrolls(learner).empty():
+    drained.append(_unrolls(learner).get())
   for unroll in drained:
     by_env.setdefault(unroll.env_id, []).append(unroll)
   for unrolls in by_env.values():
@@ -197,7 +217,7 @@ def test_full_queue_blocks_inference_without_dropping(learner):
       np.testing.assert_array_equal(first.steps['observations'][-1],
                                     second.steps['observations'][0])
   stop.set()
-  learner._unrolls.queue.clear()
+  _unrolls(learner).queue.clear()
   thread.join(timeout=30)
 
 
@@ -205,28 +225,28 @@ def test_full_queue_blocks_inference_without_dropping(learner):
 def test_actor_survives_learner_restart(tmp_path, env_groups):
   config = helpers.small_cartpole_config(tmp_path)
   port = portpicker.pick_unused_port()
-  client = learner_lib.LearnerClient('localhost:1', f'localhost:{port}')
+  client = learner_node.LearnerClient('localhost:1', f'localhost:{port}')
   stop = threading.Event()
   worker = actor_lib.Actor(client, config.env, [0, 1, 2, 3], seed=1, stop_event=stop,
                            max_backoff_seconds=0.5, env_groups=env_groups)
   thread = threading.Thread(target=worker.run)
   thread.start()  # Before the learner exists: it waits for the server.
-  first = learner_lib.LearnerInference(config)
-  first._start_inference(port)
+  first = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  first.serve(port)
   deadline = time.time() + 30
   while worker.steps < 5 and time.time() < deadline:
     time.sleep(0.05)
   assert worker.steps >= 5
-  first._shutdown_inference()
-  second = learner_lib.LearnerInference(config)
-  second._start_inference(port)
+  first.shutdown()
+  second = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  second.serve(port)
   resumed_from = worker.steps
   deadline = time.time() + 30
   while worker.steps < resumed_from + 5 and time.time() < deadline:
     time.sleep(0.05)
   stop.set()
   thread.join(timeout=30)
-  second._shutdown_inference()
+  second.shutdown()
   assert worker.steps >= resumed_from + 5
   assert worker.reconnects >= 1
 
@@ -237,13 +257,13 @@ def test_courier_control_edge(learner):
   server = courier_utils.make_courier_server(learner, port=port)
   server.Start()
   try:
-    client = learner_lib.LearnerClient(f'localhost:{port}', learner.address)
+    client = learner_node.LearnerClient(f'localhost:{port}', learner.address)
     stats = client.control.get_stats()
     assert stats['frames'] == 0 and stats['learner_steps'] == 0
     path = client.control.save()
     assert path.startswith(str(learner.config.logdir))
     client.control.stop()
-    assert learner._stop.is_set()
+    assert learner.stopping()
   finally:
     server.Stop()
 
@@ -253,44 +273,20 @@ def test_training_unroll_reproduces_inference_logits(tmp_path, jit_compile):
   """The learner's unroll from a stored state sees exactly what inference saw, whether
   inference ran as a TF graph or as an XLA program (training is never XLA here)."""
   config = helpers.small_cartpole_config(tmp_path, **{'inference.jit_compile': jit_compile})
-  node = learner_lib.LearnerInference(config)
-  node._unrolls = queue.Queue()
+  config.learner.queue_capacity = 10_000  # Nobody trains here.
+  node = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
   rng = np.random.default_rng(3)
   env_ids = np.arange(8, dtype=np.int32)
   for step in range(23):
     dones = rng.random(8) < 0.15
-    request = learner_lib.InferenceRequest(
+    request = messages.InferenceRequest(
         env_ids, np.full(8, 11 if step < 9 else 12, np.int64),  # Run-id change at step 9.
         rng.random(8).astype(np.float32), dones, np.zeros(8, bool),
         rng.normal(size=(8, 4)).astype(np.float32), False)
-    node._infer_batch([request])
-  unrolls = list(node._unrolls.queue)
+    node.infer_batch([request])
+  unrolls = list(node.algorithm.unroll_queue.queue)
   assert len(unrolls) >= 16
-  from seed_graph import env_states  # pylint: disable=g-import-not-at-top
-  steps, states = env_states.stack_unrolls(unrolls)
-  initial = tf.nest.pack_sequence_as(node._state_template, states)
-  outputs, _ = node._agent.unroll(steps['prev_actions'], steps['rewards'], steps['dones'],
-                                  steps['observations'], initial)
+  steps, initial = node.algorithm.stack(unrolls)
+  outputs = node.algorithm.unroll(steps, initial)
   np.testing.assert_allclose(outputs.policy_logits.numpy(), steps['behaviour_logits'],
                              atol=1e-5)
-
-
-def test_jit_compiled_inference_matches_the_graph_for_every_batch_size():
-  weights = tf.constant(np.random.default_rng(0).normal(size=(5, 3)), tf.float32)
-
-  def policy(observations, state):
-    hidden = tf.tanh(tf.matmul(observations, weights) + state['bias'])
-    return tf.argmax(hidden, axis=-1, output_type=tf.int32), hidden
-
-  example = (tf.zeros((1, 5)), {'bias': tf.zeros((1, 3))})
-  plain = learner_lib.trace_for_any_batch(policy, *example)
-  compiled = learner_lib.trace_for_any_batch(policy, *example, jit_compile=True,
-                                             batch_sizes=[2, 4])
-  rng = np.random.default_rng(1)
-  for rows in (2, 4, 3):  # 3 is not a precompiled size: compiled on first use.
-    inputs = (rng.normal(size=(rows, 5)).astype(np.float32),
-              {'bias': rng.normal(size=(rows, 3)).astype(np.float32)})
-    expected_actions, expected_hidden = plain(*inputs)
-    actions, hidden = compiled(*inputs)
-    np.testing.assert_array_equal(actions.numpy(), expected_actions.numpy())
-    np.testing.assert_allclose(hidden.numpy(), expected_hidden.numpy(), atol=1e-5)

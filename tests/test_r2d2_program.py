@@ -9,7 +9,7 @@ import reverb
 from configs import atari_r2d2
 from configs import cartpole_r2d2
 from seed_graph import config_checks
-from seed_graph.nodes import r2d2_learner
+from seed_graph.nodes import r2d2_replay
 from seed_graph.programs import r2d2
 from tests import helpers
 
@@ -110,17 +110,17 @@ def test_replay_program_trains_fills_replay_then_resumes_both(tmp_path):
 
   # The replay checkpoint itself holds those sequences, with the learner's priorities.
   checkpointer = reverb.checkpointers.DefaultCheckpointer(
-      r2d2_learner.replay_checkpoint_dir(str(logdir)))
+      r2d2_replay.replay_checkpoint_dir(str(logdir)))
   config = _config(logdir)
   for flag in SMALL:
     dotted, value = flag[len('--config.'):].split('=')
     section, leaf = dotted.split('.')
     config[section][leaf] = type(config[section][leaf])(float(value) if '.' in value
                                                         else int(value))
-  server = reverb.Server(r2d2_learner.make_replay_tables(config), port=None,
+  server = reverb.Server(r2d2_replay.make_replay_tables(config), port=None,
                          checkpointer=checkpointer)
   try:
-    info = reverb.Client(f'localhost:{server.port}').server_info()[r2d2_learner.TABLE]
+    info = reverb.Client(f'localhost:{server.port}').server_info()[r2d2_replay.TABLE]
     assert info.current_size == size_at_checkpoint
   finally:
     server.stop()

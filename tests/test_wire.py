@@ -3,7 +3,7 @@ import struct
 import numpy as np
 import pytest
 
-from seed_graph import wire
+from seed_graph.inference import wire
 
 DTYPES = ['bool', 'uint8', 'int8', 'uint16', 'int16', 'uint32', 'int32', 'uint64', 'int64',
           'float16', 'float32', 'float64']

@@ -136,14 +136,9 @@ class ActorCriticAgent(snt.Module):
   def __init__(self, num_actions: int, torso: snt.Module, lstm_size: int,
                name='actor_critic'):
     super().__init__(name=name)
-    self._num_actions = num_actions
     self._core = RecurrentCore(num_actions, torso, lstm_size)
     self._policy_head = snt.Linear(num_actions, name='policy_logits')
     self._baseline_head = snt.Linear(1, name='baseline')
-
-  @property
-  def num_actions(self):
-    return self._num_actions
 
   def initial_state(self, batch_size):
     return self._core.initial_state(batch_size)

@@ -13,6 +13,7 @@ state get no target (their loss mask is 0) instead of a wrong "terminal" target.
 
 import collections
 
+import numpy as np
 import tensorflow as tf
 
 
@@ -152,3 +153,26 @@ def stack_frames(frames, dones, stack):
         [tf.rank(frame) - 2], tf.int32)], 0))
     parts.append(tf.where(same, frame, tf.zeros_like(frame)))
   return tf.stack(parts, axis=-1)
+
+
+def initial_priorities(sequences, burn_in, discount, n_step, eta=0.9, rescale_eps=1e-3):
+  """Priorities of new sequences from the Q values seen at inference time: the same
+  n-step TD errors as training, with the online values as their own target.
+
+  Args:
+    sequences: time-major `[T, B]` arrays `reward`, `done`, `truncation`, `action` and
+      `q_values` (`[T, B, A]`), T = burn_in + unroll + 1.
+
+  Returns:
+    `[B]` priorities (NumPy), at least 1e-6.
+  """
+  part = {k: v[burn_in:] for k, v in sequences.items()}
+  q_values = tf.constant(part['q_values'])
+  values = inverse_value_rescale(tf.reduce_max(q_values, axis=-1), rescale_eps)
+  targets, mask = n_step_targets(part['reward'], part['done'], part['truncation'], values,
+                                 discount, n_step)
+  num_actions = q_values.shape[-1]
+  taken = tf.reduce_sum(q_values[:-1] * tf.one_hot(part['action'][:-1], num_actions),
+                        axis=-1)
+  td = tf.abs(value_rescale(targets, rescale_eps) - taken) * mask
+  return np.maximum(compute_priorities(td, eta).numpy(), 1e-6)

@@ -18,10 +18,10 @@ import launchpad as lp
 from launchpad.nodes.python import node as python_node
 import numpy as np
 
+from seed_graph import env_ids as env_ids_lib
 from seed_graph import envs
 from seed_graph import launcher_watch
-from seed_graph import layout
-from seed_graph import wire
+from seed_graph.inference import messages
 
 _RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED,
               grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNKNOWN,
@@ -56,7 +56,7 @@ class Actor:
     self._max_steps = max_steps
     self._stop_event = stop_event
     self._max_backoff = max_backoff_seconds
-    self._groups = layout.env_group_slices(len(env_ids), env_groups)
+    self._groups = env_ids_lib.env_group_slices(len(env_ids), env_groups)
     self.steps = 0
     self.reconnects = 0
 
@@ -75,70 +75,25 @@ class Actor:
 
   def run(self):
     launcher_watch.watch()
-    environments = [envs.make_environment(self._env_config, self._seed + i)
-                    for i in range(len(self._env_ids))]
-    spec = environments[0].observation_spec()
-    batch = len(environments)
-    observations = np.zeros((batch,) + tuple(spec.shape), spec.dtype)
-    rewards = np.zeros(batch, np.float32)
-    dones = np.zeros(batch, bool)
-    truncations = np.zeros(batch, bool)
-    for i, env in enumerate(environments):
-      observations[i] = env.reset().observation
-    run_ids = new_run_ids(batch)
-    meta = {'eval': self._is_eval}
-
-    def request(group: slice) -> bytes:
-      return wire.encode({'env_ids': self._env_ids[group], 'run_ids': run_ids[group],
-                          'rewards': rewards[group], 'dones': dones[group],
-                          'truncations': truncations[group],
-                          'observations': observations[group]}, meta)
-
-    def step_group(group: slice, actions: np.ndarray):
-      for i, action in zip(range(group.start, group.stop), actions):
-        timestep = environments[i].step(action)
-        rewards[i] = timestep.reward
-        if timestep.last():
-          dones[i] = True
-          # dm_env.truncation (a time limit) keeps discount 1; a terminal state has 0.
-          truncations[i] = timestep.discount is not None and timestep.discount > 0
-          observations[i] = environments[i].reset().observation
-        else:
-          dones[i] = False
-          truncations[i] = False
-          observations[i] = timestep.observation
-
+    environments = EnvironmentBatch(self._env_config, self._env_ids, self._seed,
+                                    self._is_eval)
     streams = None
     backoff = 0.1
-    role = 'evaluator' if self._is_eval else 'actor'
     try:
       while not self._stopping():
         if self._max_steps is not None and self.steps >= self._max_steps:
           break
         try:
-          if streams is None:
-            streams = []
-            for group in self._groups:
-              streams.append(self._learner.inference.open_stream())
-              streams[-1].send(request(group))
-          # At max_steps, send nothing more: no request is left that we never read.
-          last = self._max_steps is not None and self.steps + 1 >= self._max_steps
-          for group, stream in zip(self._groups, streams):
-            actions = wire.decode(stream.receive())[0]['actions']
-            step_group(group, actions)
-            if not last:
-              stream.send(request(group))
+          streams = streams or self._open_streams(environments)
+          self._step(streams, environments)
         except (grpc.RpcError, StopIteration) as error:
-          code = error.code() if isinstance(error, grpc.RpcError) else None
-          if code is not None and code not in _RETRYABLE:
-            raise RuntimeError(f'{role} {self._env_ids[0]}: the learner rejected our '
-                               f'request: {error.details()}') from error
+          self._raise_if_rejected(error)
           for stream in streams or ():
             stream.close()
           streams = None
           self.reconnects += 1
-          logging.warning('%s: inference edge unavailable (%s); retrying in %.1fs', role,
-                          code, backoff)
+          logging.warning('%s: inference edge unavailable (%s); retrying in %.1fs',
+                          self._role, _code(error), backoff)
           self._sleep(backoff)
           backoff = min(backoff * 2, self._max_backoff)
           continue
@@ -147,10 +102,82 @@ class Actor:
     finally:
       for stream in streams or ():
         stream.close()
-      for env in environments:
-        close = getattr(env, 'close', None)
-        if close:
-          close()
+      environments.close()
+
+  @property
+  def _role(self) -> str:
+    return 'evaluator' if self._is_eval else 'actor'
+
+  def _open_streams(self, environments):
+    """One stream per env group, each with that group's first request in flight."""
+    streams = []
+    for group in self._groups:
+      streams.append(self._learner.inference.open_stream())
+      streams[-1].send(environments.request(group))
+    return streams
+
+  def _step(self, streams, environments):
+    """Steps every group with its answer, then sends its next request."""
+    # At max_steps, send nothing more: no request is left that we never read.
+    last = self._max_steps is not None and self.steps + 1 >= self._max_steps
+    for group, stream in zip(self._groups, streams):
+      environments.step(group, messages.decode_actions(stream.receive()))
+      if not last:
+        stream.send(environments.request(group))
+
+  def _raise_if_rejected(self, error):
+    code = _code(error)
+    if code is not None and code not in _RETRYABLE:
+      raise RuntimeError(f'{self._role} {self._env_ids[0]}: the learner rejected our '
+                         f'request: {error.details()}') from error
+
+
+def _code(error):
+  return error.code() if isinstance(error, grpc.RpcError) else None
+
+
+class EnvironmentBatch:
+  """An actor's environments and what each showed last, as request rows.
+
+  Environments reset themselves at episode ends; each batch draws new run ids."""
+
+  def __init__(self, env_config, env_ids: np.ndarray, seed: int, is_eval: bool):
+    self._env_ids = env_ids
+    self._is_eval = is_eval
+    self._environments = [envs.make_environment(env_config, seed + i)
+                          for i in range(len(env_ids))]
+    spec = self._environments[0].observation_spec()
+    batch = len(self._environments)
+    self._observations = np.zeros((batch,) + tuple(spec.shape), spec.dtype)
+    self._rewards = np.zeros(batch, np.float32)
+    self._dones = np.zeros(batch, bool)
+    self._truncations = np.zeros(batch, bool)
+    for i, env in enumerate(self._environments):
+      self._observations[i] = env.reset().observation
+    self._run_ids = new_run_ids(batch)
+
+  def request(self, group: slice) -> bytes:
+    return messages.encode_request(
+        self._env_ids[group], self._run_ids[group], self._rewards[group],
+        self._dones[group], self._truncations[group], self._observations[group],
+        self._is_eval)
+
+  def step(self, group: slice, actions: np.ndarray):
+    for i, action in zip(range(group.start, group.stop), actions):
+      env = self._environments[i]
+      timestep = env.step(action)
+      self._rewards[i] = timestep.reward
+      last = timestep.last()
+      self._dones[i] = last
+      # dm_env.truncation (a time limit) keeps discount 1; a terminal state has 0.
+      self._truncations[i] = last and timestep.discount is not None and timestep.discount > 0
+      self._observations[i] = env.reset().observation if last else timestep.observation
+
+  def close(self):
+    for env in self._environments:
+      close = getattr(env, 'close', None)
+      if close:
+        close()
 
 
 class ActorNode(python_node.PyClassNode):

@@ -1,12 +1,14 @@
-"""V-trace (IMPALA) with central inference: one learner-inference node, actors, evaluators."""
+"""V-trace (IMPALA) with central inference:
+
+    learner (V-trace) <-- inference stream -- actors, evaluators
+"""
 
 import launchpad as lp
 
 from seed_graph import config_checks
-from seed_graph import layout
-from seed_graph.nodes.actor import ActorNode
-from seed_graph.nodes.evaluator import EvaluatorNode
-from seed_graph.nodes.learner import LearnerInferenceNode
+from seed_graph.nodes.learner_node import LearnerNode
+from seed_graph.nodes.vtrace_learner import VTraceLearner
+from seed_graph.programs.acting import add_actors_and_evaluators
 
 
 def make_program(config) -> lp.Program:
@@ -14,18 +16,7 @@ def make_program(config) -> lp.Program:
   program = lp.Program('vtrace')
 
   with program.group('learner'):
-    learner = program.add_node(LearnerInferenceNode(config))
+    learner = program.add_node(LearnerNode(config, VTraceLearner))
 
-  with program.group('actor'):
-    for i in range(config.actors.num):
-      program.add_node(ActorNode(learner, config.env, layout.actor_env_ids(config, i),
-                                 seed=config.seed + 1000 * (i + 1),
-                                 env_groups=config.actors.env_groups))
-
-  with program.group('evaluator'):
-    for i in range(config.evaluators.num):
-      program.add_node(EvaluatorNode(learner, config.env,
-                                     layout.evaluator_env_ids(config, i),
-                                     seed=config.seed + 1000 * (config.actors.num + i + 1)))
-
+  add_actors_and_evaluators(program, learner, config)
   return program

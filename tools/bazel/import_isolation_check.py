@@ -15,7 +15,7 @@ import sys
 
 CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 DECLARED = ['seed_graph.algos.vtrace', 'seed_graph.algos.impala']
-UNDECLARED = ['seed_graph.wire', 'seed_graph.envs', 'seed_graph.nodes.learner',
+UNDECLARED = ['seed_graph.inference.wire', 'seed_graph.envs', 'seed_graph.nodes.learner',
               'seed_graph.programs.vtrace', 'launch.local', 'configs.cartpole_vtrace',
               'tests.helpers']
 

@@ -1,6 +1,6 @@
 """The central inference edge: one bidirectional gRPC stream per actor, raw bytes each way.
 
-The payloads are `seed_graph.wire` messages; this module only moves bytes. It uses
+The payloads are `seed_graph.inference.messages`; this module only moves bytes. It uses
 grpcio's generic handlers (no generated protos), so the method is `/seed_graph.Inference/Infer`.
 """
 
@@ -83,6 +83,3 @@ class InferenceClient:
 
   def open_stream(self) -> InferenceStream:
     return InferenceStream(self._channel)
-
-  def close(self):
-    self._channel.close()

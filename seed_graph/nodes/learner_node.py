@@ -1,0 +1,62 @@
+"""The learner-inference node: a `CourierNode` (the control edge: `get_stats`, `save`,
+`stop`) with a second address for the central inference stream.
+
+`LearnerNode(config, make_algorithm, *algorithm_args)` runs a `learner.Learner` in its
+process; its handle dereferences, in other nodes, to a `LearnerClient` with both edges.
+"""
+
+import courier
+from launchpad import address as lp_address
+from launchpad.nodes import base
+from launchpad.nodes.courier import node as courier_node
+
+from seed_graph import launcher_watch
+from seed_graph.inference import transport
+from seed_graph.nodes import learner
+
+INFERENCE_PORT_NAME = 'inference'
+
+
+class LearnerClient:
+  """What a dereferenced learner handle gives other nodes: both edges."""
+
+  def __init__(self, courier_address: str, inference_address: str):
+    self._courier_address = courier_address
+    self.inference = transport.InferenceClient(inference_address)
+    self._control = None
+
+  @property
+  def control(self) -> courier.Client:
+    if self._control is None:
+      self._control = courier.Client(self._courier_address)
+    return self._control
+
+
+class LearnerHandle(base.Handle[LearnerClient]):
+
+  def __init__(self, courier_address: lp_address.Address,
+               inference_address: lp_address.Address):
+    self._courier_address = courier_address
+    self._inference_address = inference_address
+
+  def dereference(self) -> LearnerClient:
+    return LearnerClient(self._courier_address.resolve(),
+                         self._inference_address.resolve())
+
+
+class LearnerNode(courier_node.CourierNode):
+  """See the module docstring."""
+
+  def __init__(self, config, make_algorithm, *algorithm_args):
+    super().__init__(learner.Learner, config, make_algorithm, *algorithm_args)
+    self._inference_address = lp_address.Address(INFERENCE_PORT_NAME)
+    self.allocate_address(self._inference_address)
+
+  def create_handle(self) -> LearnerHandle:
+    return self._track_handle(LearnerHandle(self._address, self._inference_address))
+
+  def run(self):
+    launcher_watch.watch()
+    port = lp_address.get_port_from_address(self._inference_address.resolve())
+    self._kwargs = dict(self._kwargs, inference_port=port)
+    super().run()
