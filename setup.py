@@ -27,5 +27,5 @@ setuptools.setup(
         'psutil',
         'tensorflow==2.8.4',
     ],
-    extras_require={'test': ['pytest']},
+    extras_require={'test': ['pytest', 'hypothesis']},
 )

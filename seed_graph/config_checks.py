@@ -3,6 +3,8 @@
 Every error is a `ConfigError` whose message starts with the dotted key at fault.
 """
 
+import math
+
 import numpy as np
 
 from seed_graph import envs
@@ -64,6 +66,8 @@ def _check_keys(config, schema, prefix=''):
     elif expected is float:
       if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ConfigError(f'{prefix}{key}: expected a number, got {value!r}')
+      if not math.isfinite(value):
+        raise ConfigError(f'{prefix}{key}: must be a finite number, got {value!r}')
     elif expected is tuple:
       if not isinstance(value, (tuple, list)):
         raise ConfigError(f'{prefix}{key}: expected a tuple, got {value!r}')
@@ -90,6 +94,9 @@ def _check_program(config, schema, algorithm):
     raise ConfigError(f'algorithm: this program runs {algorithm!r}, got {config.algorithm!r}')
   if not config.logdir:
     raise ConfigError('logdir: empty; pass --logdir=DIR')
+  if not 0 <= config.seed < 2**31 - 1000 * (config.actors.num + config.evaluators.num + 1):
+    raise ConfigError(f'seed: must be >= 0 and leave room for every node\'s seed (seed + '
+                      f'1000 per node) below 2**31, got {config.seed}')
   _positive(config, 'total_environment_frames', 'actors.num', 'actors.env_batch_size',
             'inference.batch_size', 'inference.timeout_us', 'logging.interval_seconds',
             'logging.checkpoint_interval_seconds', 'logging.return_window')
@@ -190,6 +197,23 @@ R2D2_SCHEMA = dict(COMMON_SCHEMA, **{
 })
 
 
+def _check_replay(replay, batch_size: int, stored_length: int):
+  if replay.capacity < batch_size:
+    raise ConfigError(f'replay.capacity: {replay.capacity} sequences cannot hold one '
+                      f'training batch of {batch_size} (learner.batch_size)')
+  if replay.min_size_to_sample > replay.capacity:
+    raise ConfigError(f'replay.min_size_to_sample: {replay.min_size_to_sample} is more '
+                      f'than the table can hold (replay.capacity={replay.capacity})')
+  if replay.error_buffer < 2 * max(1.0, replay.samples_per_insert):
+    raise ConfigError(f'replay.error_buffer: {replay.error_buffer} is below 2 * max(1, '
+                      f'replay.samples_per_insert) = '
+                      f'{2 * max(1.0, replay.samples_per_insert)}; the rate limiter '
+                      'could block both inserts and samples')
+  if replay.chunk_length > stored_length:
+    raise ConfigError(f'replay.chunk_length: {replay.chunk_length} is longer than a '
+                      f'stored sequence ({stored_length} steps)')
+
+
 def validate_r2d2_config(config):
   """Raises ConfigError naming the first bad key of an R2D2 config."""
   _check_program(config, R2D2_SCHEMA, 'r2d2')
@@ -213,7 +237,10 @@ def validate_r2d2_config(config):
     raise ConfigError(f"network.torso: expected 'mlp' or 'atari', got "
                       f'{config.network.torso!r}')
 
-  learner, replay = config.learner, config.replay
+  learner = config.learner
+  if learner.gradient_clip_norm < 0:
+    raise ConfigError(f'learner.gradient_clip_norm: must be >= 0 (0 disables), got '
+                      f'{learner.gradient_clip_norm}')
   if learner.burn_in < 0:
     raise ConfigError(f'learner.burn_in: must be >= 0, got {learner.burn_in}')
   if learner.burn_in > learner.unroll_length:
@@ -225,21 +252,8 @@ def validate_r2d2_config(config):
     raise ConfigError(f'learner.n_step: {learner.n_step} steps do not fit in the '
                       f'{learner.unroll_length} trained steps of a sequence '
                       '(learner.unroll_length)')
-  if replay.capacity < learner.batch_size:
-    raise ConfigError(f'replay.capacity: {replay.capacity} sequences cannot hold one '
-                      f'training batch of {learner.batch_size} (learner.batch_size)')
-  if replay.min_size_to_sample > replay.capacity:
-    raise ConfigError(f'replay.min_size_to_sample: {replay.min_size_to_sample} is more '
-                      f'than the table can hold (replay.capacity={replay.capacity})')
-  if replay.error_buffer < 2 * max(1.0, replay.samples_per_insert):
-    raise ConfigError(f'replay.error_buffer: {replay.error_buffer} is below 2 * max(1, '
-                      f'replay.samples_per_insert) = '
-                      f'{2 * max(1.0, replay.samples_per_insert)}; the rate limiter '
-                      'could block both inserts and samples')
-  stored_length = sequence_length + config.network.frame_stack - 1
-  if replay.chunk_length > stored_length:
-    raise ConfigError(f'replay.chunk_length: {replay.chunk_length} is longer than a '
-                      f'stored sequence ({stored_length} steps)')
+  _check_replay(config.replay, learner.batch_size,
+                stored_length=sequence_length + config.network.frame_stack - 1)
 
   info = _environment_info(config)
   image = len(info.observation_shape) in (2, 3)

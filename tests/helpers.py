@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -47,3 +48,13 @@ def read_metrics(logdir):
     return []
   with open(path) as f:
     return [json.loads(line) for line in f if line.strip()]
+
+
+def wait_for(condition, seconds: float) -> bool:
+  """Polls `condition()` until it holds (True) or `seconds` pass (False)."""
+  deadline = time.time() + seconds
+  while not condition():
+    if time.time() > deadline:
+      return False
+    time.sleep(0.1)
+  return True

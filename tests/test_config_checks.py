@@ -104,3 +104,52 @@ def test_pipelined_groups_need_only_one_group_per_inference_batch(tmp_path):
     config_checks.validate_vtrace_config(config)
   config.actors.env_groups = 2  # Requests of 4 rows now fit.
   config_checks.validate_vtrace_config(config)
+
+
+def _numeric_keys(schema, prefix=''):
+  for key, kind in schema.items():
+    if isinstance(kind, dict):
+      yield from _numeric_keys(kind, f'{prefix}{key}.')
+    elif kind is float:
+      yield f'{prefix}{key}'
+
+
+@pytest.mark.parametrize('algorithm', ['vtrace', 'r2d2'])
+@pytest.mark.parametrize('bad', [float('nan'), float('inf'), float('-inf')])
+def test_every_numeric_key_must_be_finite(tmp_path, algorithm, bad):
+  from configs import cartpole_r2d2  # pylint: disable=g-import-not-at-top
+  module, schema, validate = {
+      'vtrace': (cartpole_vtrace, config_checks.VTRACE_SCHEMA,
+                 config_checks.validate_vtrace_config),
+      'r2d2': (cartpole_r2d2, config_checks.R2D2_SCHEMA, config_checks.validate_r2d2_config),
+  }[algorithm]
+  keys = list(_numeric_keys(schema))
+  assert 'learner.learning_rate' in keys and 'logging.checkpoint_interval_seconds' in keys
+  for key in keys:
+    config = module.get_config()
+    config.logdir = str(tmp_path)
+    section, leaf = key.split('.')
+    config[section][leaf] = bad
+    with pytest.raises(config_checks.ConfigError, match=f'^{key}: must be a finite number'):
+      validate(config)
+
+
+@pytest.mark.parametrize('key,value,needle', [
+    ('seed', -5000, 'seed: must be >= 0'),
+    ('seed', 2**31 - 1, 'seed: must be >= 0'),
+    ('learner.gradient_clip_norm', -1.0, 'learner.gradient_clip_norm: must be >= 0'),
+])
+@pytest.mark.parametrize('algorithm', ['vtrace', 'r2d2'])
+def test_ranges_that_used_to_launch(tmp_path, algorithm, key, value, needle):
+  from configs import cartpole_r2d2  # pylint: disable=g-import-not-at-top
+  module = cartpole_vtrace if algorithm == 'vtrace' else cartpole_r2d2
+  config = module.get_config()
+  config.logdir = str(tmp_path)
+  *parents, leaf = key.split('.')
+  section = config
+  for part in parents:
+    section = section[part]
+  section[leaf] = value
+  with pytest.raises(config_checks.ConfigError, match=needle):
+    (config_checks.validate_vtrace_config if algorithm == 'vtrace'
+     else config_checks.validate_r2d2_config)(config)

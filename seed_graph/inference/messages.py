@@ -16,6 +16,7 @@ A response carries `actions`, int32 [B], in the request's row order. Both travel
 `seed_graph.inference.wire` messages. No TensorFlow here: actors import this too.
 """
 
+import math
 from typing import List, NamedTuple, Sequence
 
 import numpy as np
@@ -112,7 +113,22 @@ class RequestParser:
     if not isinstance(is_eval, bool):
       raise wire.WireFormatError(f'meta.eval: expected a bool, got {is_eval!r}')
     self._check_ids(arrays['env_ids'], arrays['run_ids'], is_eval)
+    self._check_finite(arrays)
     return InferenceRequest(is_eval=is_eval, **{name: arrays[name] for name in self._dtypes})
+
+  def max_message_bytes(self) -> int:
+    """The size of the largest legal request (the edge refuses larger messages)."""
+    rows = self._max_rows
+    observation = math.prod(self._observation_shape) * self._dtypes['observations'].itemsize
+    return wire.message_size_bound(
+        [rows * np.dtype(d).itemsize for d in REQUEST_DTYPES.values()] + [rows * observation])
+
+  def _check_finite(self, arrays):
+    """NaN or inf would reach training through rewards or float observations."""
+    for name in ('rewards', 'observations'):
+      values = arrays[name]
+      if values.dtype.kind == 'f' and not np.isfinite(values).all():
+        raise wire.WireFormatError(f'{name}: non-finite values (NaN or inf)')
 
   def _check_ids(self, env_ids, run_ids, is_eval):
     low, high = ((self._num_training_envs, self._num_envs) if is_eval

@@ -8,6 +8,8 @@ INVALID_ARGUMENT), batches requests across callers with a `DynamicBatcher` aroun
 rows padded up to one of at most six bucket sizes, answered with the padding removed.
 """
 
+import threading
+import time
 from typing import List
 
 from absl import logging
@@ -17,10 +19,13 @@ import tensorflow as tf
 
 from seed_graph.inference import batching
 from seed_graph.inference import messages
+from seed_graph.inference import streams
 from seed_graph.inference import transport
 from seed_graph.inference import wire
 
-# Streams beyond one per actor and evaluator, so reconnecting callers find a slot.
+# Streams that have not sent a valid request yet (reconnecting actors, strays) may hold
+# this many slots beyond one per actor and evaluator stream; as many again are kept so
+# that a refusal beyond them still finds a thread to answer with.
 SPARE_STREAMS = 16
 
 
@@ -87,21 +92,55 @@ class PaddedPolicy:
     return tf.nest.map_structure(lambda x: x.numpy()[:rows], outputs)
 
 
+class RateLimitedLog:
+  """Logs at most one warning per `interval_seconds`, with the count it held back, so a
+  peer that floods the edge with bad messages cannot flood the log."""
+
+  def __init__(self, interval_seconds: float = 10.0):
+    self._interval = interval_seconds
+    self._lock = threading.Lock()
+    self._next_time = 0.0
+    self._held_back = 0
+    self.count = 0
+
+  def warning(self, message: str):
+    with self._lock:
+      self.count += 1
+      now = time.monotonic()
+      if now < self._next_time:
+        self._held_back += 1
+        return
+      held_back, self._held_back = self._held_back, 0
+      self._next_time = now + self._interval
+    logging.warning('%s (%d more like it not logged)', message, held_back)
+
+
 class InferenceServer:
-  """See the module docstring. `parse_request(bytes) -> InferenceRequest`."""
+  """See the module docstring. `parse_request(bytes) -> InferenceRequest`; malformed
+  requests fail their caller with INVALID_ARGUMENT and are counted in `rejected`."""
 
   def __init__(self, parse_request: messages.RequestParser, infer_batch,
-               max_batch_rows: int, timeout_us: int, max_callers: int):
+               max_batch_rows: int, timeout_us: int, max_callers: int,
+               claim_timeout_seconds: float = 10.0, idle_timeout_seconds: float = 60.0):
     self._parse_request = parse_request
-    self._max_streams = max_callers + SPARE_STREAMS
+    self._max_streams = max_callers + 2 * SPARE_STREAMS
+    self.slots = streams.StreamSlots(SPARE_STREAMS, claim_timeout_seconds,
+                                     idle_timeout_seconds)
     self.batcher = batching.DynamicBatcher(
         infer_batch, max_batch_rows, timeout_us,
         request_keys=lambda request: request.env_ids)
     self._server = None
+    self._rejections = RateLimitedLog()
+
+  @property
+  def rejected(self) -> int:
+    return self._rejections.count
 
   def start(self, port: int):
     self.batcher.start()
-    self._server = transport.serve(port, self._serve_stream, self._max_streams)
+    self.slots.start()
+    self._server = transport.serve(port, self._serve_stream, self._max_streams,
+                                   self._parse_request.max_message_bytes())
 
   def stop_batching(self):
     """Fails waiting and new requests (UNAVAILABLE); the server stays up."""
@@ -109,20 +148,36 @@ class InferenceServer:
 
   def shutdown(self):
     self.batcher.stop()
+    self.slots.stop()
     if self._server is not None:
       self._server.stop(grace=1).wait()
 
   def _serve_stream(self, request_iterator, context):
-    for message in request_iterator:
-      try:
-        request = self._parse_request(message)
-      except wire.WireFormatError as e:
-        context.abort(grpc.StatusCode.INVALID_ARGUMENT, f'bad inference request: {e}')
-      try:
-        actions = self.batcher.submit(request).result()
-      except batching.BatcherStopped as e:
-        context.abort(grpc.StatusCode.UNAVAILABLE, str(e))
-      except Exception as e:  # pylint: disable=broad-except
-        logging.exception('inference failed')
-        context.abort(grpc.StatusCode.INTERNAL, f'inference failed: {e}')
-      yield messages.encode_actions(actions)
+    self.slots.open(context)
+    try:
+      for message in request_iterator:
+        self.slots.busy(context)
+        request = self._parse_or_abort(message, context)
+        self.slots.claim(context, int(request.env_ids[0]))
+        try:
+          actions = self.batcher.submit(request).result()
+        except batching.BatcherStopped as e:
+          context.abort(grpc.StatusCode.UNAVAILABLE, str(e))
+        except Exception as e:  # pylint: disable=broad-except
+          logging.exception('inference failed')
+          context.abort(grpc.StatusCode.INTERNAL, f'inference failed: {e}')
+        yield messages.encode_actions(actions)
+        self.slots.waiting(context)
+    finally:
+      self.slots.close(context)
+
+  def _parse_or_abort(self, message, context) -> messages.InferenceRequest:
+    try:
+      return self._parse_request(message)
+    except Exception as e:  # pylint: disable=broad-except
+      # A peer's bytes must never fail the server: anything the parser did not foresee
+      # is a bad request too.
+      reason = str(e) if isinstance(e, wire.WireFormatError) else type(e).__name__
+      self._rejections.warning(f'rejected an inference request from {context.peer()}: '
+                               f'{reason}')
+      context.abort(grpc.StatusCode.INVALID_ARGUMENT, f'bad inference request: {reason}')

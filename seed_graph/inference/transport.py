@@ -21,11 +21,13 @@ _CHANNEL_OPTIONS = [
 StreamHandler = Callable[[Iterator[bytes], grpc.ServicerContext], Iterator[bytes]]
 
 
-def serve(port: int, handle_stream: StreamHandler, max_streams: int) -> grpc.Server:
+def serve(port: int, handle_stream: StreamHandler, max_streams: int,
+          max_request_bytes: int = MAX_MESSAGE_BYTES) -> grpc.Server:
   """Starts a server on `port` whose Infer stream is `handle_stream`.
 
   Each open stream holds one server thread, so `max_streams` must cover every actor and
-  evaluator (plus room for reconnects).
+  evaluator (plus room for reconnects). gRPC itself refuses requests larger than
+  `max_request_bytes` (RESOURCE_EXHAUSTED) before they reach the handler.
   """
   handler = grpc.method_handlers_generic_handler('seed_graph.Inference', {
       'Infer': grpc.stream_stream_rpc_method_handler(handle_stream),
@@ -34,7 +36,8 @@ def serve(port: int, handle_stream: StreamHandler, max_streams: int) -> grpc.Ser
       concurrent.futures.ThreadPoolExecutor(
           max_workers=max_streams, thread_name_prefix='inference-stream'),
       handlers=[handler],
-      options=_CHANNEL_OPTIONS,
+      options=[('grpc.max_send_message_length', MAX_MESSAGE_BYTES),
+               ('grpc.max_receive_message_length', max_request_bytes)],
       maximum_concurrent_rpcs=max_streams)
   server.add_insecure_port(f'[::]:{port}')
   server.start()

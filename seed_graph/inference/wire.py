@@ -11,6 +11,7 @@ message) and checks everything a peer could get wrong, raising `WireFormatError`
 """
 
 import json
+import math
 import struct
 from typing import Any, Dict, Mapping, Tuple
 
@@ -21,6 +22,10 @@ _LENGTH = struct.Struct('<I')
 _PREFIX_SIZE = len(MAGIC) + _LENGTH.size
 _ALIGNMENT = 8
 MAX_HEADER_BYTES = 1 << 16
+MAX_ARRAYS = 16
+MAX_NAME_LENGTH = 64
+MAX_RANK = 8
+MAX_DIMENSION = 1 << 31
 
 ALLOWED_DTYPES = frozenset(
     np.dtype(name).str for name in (
@@ -59,7 +64,12 @@ def encode(arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any] = None) -> 
 
 
 def decode(message: bytes) -> Tuple[Dict[str, np.ndarray], Dict[str, Any]]:
-  """Parses a message into (arrays, meta). Raises WireFormatError if malformed."""
+  """Parses a message into (arrays, meta). Raises WireFormatError if malformed.
+
+  Everything a peer declares is bounded before anything is allocated: the header's size
+  and nesting, the number of arrays, each array's rank and dimensions, and each array's
+  bytes against what the message holds.
+  """
   if not isinstance(message, (bytes, bytearray, memoryview)):
     raise WireFormatError(f'expected bytes, got {type(message).__name__}')
   view = memoryview(message)
@@ -68,31 +78,17 @@ def decode(message: bytes) -> Tuple[Dict[str, np.ndarray], Dict[str, Any]]:
   (header_size,) = _LENGTH.unpack_from(view, len(MAGIC))
   if header_size > MAX_HEADER_BYTES or _PREFIX_SIZE + header_size > len(view):
     raise WireFormatError(f'header length {header_size} exceeds the message')
-  try:
-    header = json.loads(bytes(view[_PREFIX_SIZE:_PREFIX_SIZE + header_size]))
-    specs = header['arrays']
-    meta = header['meta']
-    if not isinstance(specs, list) or not isinstance(meta, dict):
-      raise TypeError('arrays must be a list and meta a dict')
-  except (ValueError, KeyError, TypeError) as e:
-    raise WireFormatError(f'bad header: {e}') from None
+  specs, meta = _parse_header(bytes(view[_PREFIX_SIZE:_PREFIX_SIZE + header_size]))
 
   offset = _PREFIX_SIZE + header_size
   arrays = {}
   for spec in specs:
-    try:
-      name, dtype_str, shape = spec
-      dtype = np.dtype(dtype_str)
-      shape = tuple(int(d) for d in shape)
-    except (ValueError, TypeError) as e:
-      raise WireFormatError(f'bad array spec {spec!r}: {e}') from None
-    if dtype.str not in ALLOWED_DTYPES:
-      raise WireFormatError(f'array {name!r}: dtype {dtype_str!r} is not allowed')
-    if any(d < 0 for d in shape):
-      raise WireFormatError(f'array {name!r}: negative dimension in {shape}')
-    count = int(np.prod(shape, dtype=np.int64))
+    name, dtype, shape = _array_spec(spec)
+    if name in arrays:
+      raise WireFormatError(f'array {name!r} appears twice')
+    count = math.prod(shape)  # Python ints: cannot overflow.
     nbytes = count * dtype.itemsize
-    if offset + nbytes > len(view):
+    if nbytes > len(view) - offset:
       raise WireFormatError(
           f'array {name!r}: {nbytes} bytes declared, {len(view) - offset} left')
     arrays[name] = np.frombuffer(view, dtype=dtype, count=count,
@@ -101,3 +97,46 @@ def decode(message: bytes) -> Tuple[Dict[str, np.ndarray], Dict[str, Any]]:
   if offset != len(view):
     raise WireFormatError(f'{len(view) - offset} trailing bytes after the arrays')
   return arrays, meta
+
+
+def message_size_bound(array_bytes) -> int:
+  """The largest message carrying arrays of these sizes (in bytes)."""
+  return (_PREFIX_SIZE + MAX_HEADER_BYTES +
+          sum(nbytes + _ALIGNMENT for nbytes in array_bytes))
+
+
+def _short(value) -> str:
+  text = repr(value)
+  return text if len(text) <= 80 else text[:77] + '...'
+
+
+def _parse_header(raw: bytes):
+  try:
+    header = json.loads(raw)
+  except (ValueError, RecursionError) as e:  # RecursionError: nesting too deep.
+    raise WireFormatError(f'bad header: {_short(str(e))}') from None
+  if not isinstance(header, dict):
+    raise WireFormatError('bad header: not a JSON object')
+  specs, meta = header.get('arrays'), header.get('meta')
+  if not isinstance(specs, list) or not isinstance(meta, dict):
+    raise WireFormatError('bad header: arrays must be a list and meta a dict')
+  if len(specs) > MAX_ARRAYS:
+    raise WireFormatError(f'bad header: {len(specs)} arrays, at most {MAX_ARRAYS}')
+  return specs, meta
+
+
+def _array_spec(spec):
+  """(name, dtype, shape) of one header entry, each checked."""
+  if not isinstance(spec, list) or len(spec) != 3:
+    raise WireFormatError(f'bad array spec {_short(spec)}: expected [name, dtype, shape]')
+  name, dtype_str, shape = spec
+  if not isinstance(name, str) or len(name) > MAX_NAME_LENGTH:
+    raise WireFormatError(f'bad array spec {_short(spec)}: the name must be a string of at '
+                          f'most {MAX_NAME_LENGTH} characters')
+  if not isinstance(dtype_str, str) or dtype_str not in ALLOWED_DTYPES:
+    raise WireFormatError(f'array {name!r}: dtype {_short(dtype_str)} is not allowed')
+  if (not isinstance(shape, list) or len(shape) > MAX_RANK or
+      not all(type(d) is int and 0 <= d <= MAX_DIMENSION for d in shape)):  # pylint: disable=unidiomatic-typecheck
+    raise WireFormatError(f'array {name!r}: shape {_short(shape)} is not a list of at '
+                          f'most {MAX_RANK} integers in [0, {MAX_DIMENSION}]')
+  return name, np.dtype(dtype_str), tuple(shape)

@@ -50,7 +50,9 @@ class Algorithm(abc.ABC):
 
   @abc.abstractmethod
   def train(self, batch) -> Dict[str, float]:
-    """One training step; returns its losses and figures for the metrics."""
+    """One training step; returns its losses and figures for the metrics, and
+    `update_applied`: False when the loss or gradients were not finite and the
+    variables were left as they were (the batch is skipped)."""
 
   def reset(self, env_ids: np.ndarray):
     """These environments started a new actor run: forget their partial data."""

@@ -76,6 +76,7 @@ class Learner:
     self._last_losses = {}
     self._metrics = self._progress = None
     self._stop_requested = False
+    self._skipped_updates = 0
 
   # ---- Inference (the batcher's thread) ------------------------------------------
 
@@ -106,7 +107,11 @@ class Learner:
   def _train(self, batch):
     with self._train_lock:
       losses = self.algorithm.train(batch)
-      self._learner_steps.assign_add(1)
+      if losses.pop('update_applied'):
+        self._learner_steps.assign_add(1)
+      else:
+        self._skipped_updates += 1
+        logging.warning('skipped a training batch: non-finite loss or gradients')
     self._last_losses = losses
 
   def _train_until_done(self) -> bool:
@@ -133,6 +138,8 @@ class Learner:
     stats.update(self._episodes.snapshot())
     stats['inference_batches'] = self._server.batcher.batches_processed
     stats['inference_rows'] = self._server.batcher.rows_processed
+    stats['rejected_requests'] = self._server.rejected
+    stats['skipped_updates'] = self._skipped_updates
     stats.update(self.algorithm.stats())
     return stats
 

@@ -169,12 +169,15 @@ class R2D2Learner(algorithm.Algorithm):
     weights = r2d2.importance_weights(sample.info.probability, sample.info.table_size,
                                       self._config.learner.importance_sampling_exponent)
     outputs = self._train_fn(sample.data, weights)
+    if not outputs['update_applied']:
+      return {'update_applied': False}  # Non-finite: the old priorities stay.
     priorities = np.maximum(outputs.pop('priorities').numpy(), 1e-6)
     keys = sample.info.key
     self._replay.mutate_priorities(r2d2_replay.TABLE,
                                    updates=dict(zip(keys.tolist(), priorities.tolist())))
     self.priority_updates += len(keys)
     outputs = {k: float(v) for k, v in outputs.items()}
+    outputs['update_applied'] = True
     outputs['mean_priority'] = float(priorities.mean())
     # Priorities the sampled sequences had (initial ones, or those of an earlier update).
     previous = sample.info.priority
@@ -212,15 +215,16 @@ class R2D2Learner(algorithm.Algorithm):
           online_q, target_q, tail['action'], tail['reward'], tail['done'],
           tail['truncation'], weights, discount=learner.discount, n_step=learner.n_step,
           eta=learner.priority_eta, rescale_eps=learner.value_rescale_eps)
-    gradient_norm = optimization.apply_clipped_gradients(
+    gradient_norm, applied = optimization.apply_clipped_gradients(
         self._optimizer, tape, terms.loss, self.network.trainable_variables,
         learner.gradient_clip_norm)
     # The optimizer's step counter is the learner step count (one update per step).
-    if self._optimizer.iterations % learner.target_update_period == 0:
+    if tf.logical_and(applied,
+                      self._optimizer.iterations % learner.target_update_period == 0):
       self._update_target()
     return {'priorities': terms.priorities, 'loss': terms.loss, 'mean_q': terms.mean_q,
             'target_mean': terms.target_mean, 'gradient_norm': gradient_norm,
-            'mean_abs_td': tf.reduce_mean(terms.abs_td_errors)}
+            'mean_abs_td': tf.reduce_mean(terms.abs_td_errors), 'update_applied': applied}
 
   # ---- Replay state ---------------------------------------------------------------
 

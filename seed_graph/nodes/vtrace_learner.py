@@ -123,7 +123,9 @@ class VTraceLearner(algorithm.Algorithm):
 
   def train(self, batch):
     terms = self._train_fn(*self.stack(batch))
-    return {k: float(v) for k, v in terms.items()}
+    figures = {k: float(v) for k, v in terms.items()}
+    figures['update_applied'] = bool(figures['update_applied'])
+    return figures
 
   def _train_step(self, steps, initial_state):
     learner = self._config.learner
@@ -136,11 +138,12 @@ class VTraceLearner(algorithm.Algorithm):
           reward_clipping=learner.reward_clipping, reward_scale=learner.reward_scale,
           lambda_=learner.lambda_, clip_rho_threshold=learner.clip_rho_threshold,
           clip_pg_rho_threshold=learner.clip_pg_rho_threshold)
-    gradient_norm = optimization.apply_clipped_gradients(
+    gradient_norm, applied = optimization.apply_clipped_gradients(
         self._optimizer, tape, terms.total_loss, self.agent.trainable_variables,
         learner.gradient_clip_norm)
     result = terms._asdict()
     result['gradient_norm'] = gradient_norm
+    result['update_applied'] = applied
     return result
 
   def stats(self):

@@ -49,7 +49,7 @@ def in_a_subprocess(names):
 
 def main():
   failures = []
-  if not os.path.isfile(os.path.join(CHECKOUT, 'seed_graph', 'wire.py')):
+  if not os.path.isfile(os.path.join(CHECKOUT, 'seed_graph', 'inference', 'wire.py')):
     failures.append(f'could not find the checkout from {__file__}')
   if any(entry and os.path.realpath(entry) == CHECKOUT for entry in sys.path):
     failures.append(f'the checkout {CHECKOUT} is on sys.path')
