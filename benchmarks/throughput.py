@@ -37,6 +37,8 @@ from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
 import numpy as np
 
+import paired  # pylint: disable=g-bad-import-order
+
 _ENV = flags.DEFINE_enum('env', 'atari', ['atari', 'cartpole'], 'Environment.')
 _PROCESSES = flags.DEFINE_integer('processes', 2, 'K: environment processes.')
 _ENV_BATCH = flags.DEFINE_integer('env_batch_size', 32, 'Environments per process.')
@@ -84,24 +86,6 @@ def benchmark_config(env_name, processes, env_batch_size, env_groups, inference_
   return config
 
 
-def _env_only_worker(env_config, env_batch_size, seed, frames):
-  """Steps its environments with random actions forever, adding to `frames`."""
-  from seed_graph import envs  # pylint: disable=g-import-not-at-top
-  environments = [envs.make_environment(env_config, seed + i) for i in range(env_batch_size)]
-  num_actions = environments[0].action_spec().num_values
-  frames_per_batch = env_batch_size * environments[0].frames_per_step
-  rng = np.random.default_rng(seed)
-  for env in environments:
-    env.reset()
-  while True:
-    actions = rng.integers(0, num_actions, env_batch_size)
-    for env, action in zip(environments, actions):
-      if env.step(action).last():
-        env.reset()
-    with frames.get_lock():
-      frames.value += frames_per_batch
-
-
 def _actor_worker(config, actor_index, address):
   from seed_graph.nodes import actor as actor_lib  # pylint: disable=g-import-not-at-top
   from seed_graph.nodes import learner_node  # pylint: disable=g-import-not-at-top
@@ -111,31 +95,6 @@ def _actor_worker(config, actor_index, address):
   actor_lib.Actor(client, config.env, env_ids.actor_env_ids(config, actor_index),
                   seed=actor_index * 1000, stop_event=stop,
                   env_groups=config.actors.env_groups).run()
-
-
-def start_env_only(config):
-  """K env-only processes, all stepping once this returns.
-
-  Returns (frame counter per process, the processes, shutdown)."""
-  counters = [multiprocessing.Value('q', 0) for _ in range(config.actors.num)]
-  workers = [multiprocessing.Process(
-      target=_env_only_worker,
-      args=(config.env, config.actors.env_batch_size, 1000 * i, counters[i]), daemon=True)
-             for i in range(config.actors.num)]
-  for w in workers:
-    w.start()
-
-  def shutdown():
-    for w in workers:
-      w.terminate()
-
-  deadline = time.time() + 600
-  while not all(c.value for c in counters):
-    if time.time() > deadline or not all(w.is_alive() for w in workers):
-      shutdown()
-      raise RuntimeError('the env-only processes did not all start stepping')
-    time.sleep(0.1)
-  return counters, workers, shutdown
 
 
 def start_central_inference(config, actor_worker=_actor_worker, extra_args=()):
@@ -183,28 +142,22 @@ def start_central_inference(config, actor_worker=_actor_worker, extra_args=()):
   return learner, actors, shutdown
 
 
-def _signal_all(processes, signum):
-  for process in processes:
-    if process.is_alive():
-      os.kill(process.pid, signum)
-
-
 def measure_pairs(config, pairs, window, settle, warmup):
   """Alternates env-only and central windows (see the module docstring); one dict per
   pair. Both set-ups are up throughout; the idle one is stopped with SIGSTOP."""
-  env_counters, env_workers, stop_env_only = start_env_only(config)
-  _signal_all(env_workers, signal.SIGSTOP)
+  env_counters, env_workers, stop_env_only = paired.start_env_only(config)
+  paired.signal_all(env_workers, signal.SIGSTOP)
   try:
     learner, actors, stop_central = start_central_inference(config)
   except BaseException:
-    _signal_all(env_workers, signal.SIGCONT)
+    paired.signal_all(env_workers, signal.SIGCONT)
     stop_env_only()
     raise
   env_frames = lambda: sum(c.value for c in env_counters)
 
   def switch(run, pause):
-    _signal_all(pause, signal.SIGSTOP)
-    _signal_all(run, signal.SIGCONT)
+    paired.signal_all(pause, signal.SIGSTOP)
+    paired.signal_all(run, signal.SIGCONT)
     time.sleep(settle)
 
   def env_only_window():
@@ -247,7 +200,7 @@ def measure_pairs(config, pairs, window, settle, warmup):
                       'paused_learner_cpu_cores': round(idle_learner_cores, 3)})
   finally:
     # Stopped processes would not act on SIGTERM; wake them first.
-    _signal_all(env_workers + actors, signal.SIGCONT)
+    paired.signal_all(env_workers + actors, signal.SIGCONT)
     stop_env_only()
     stop_central()
   return results

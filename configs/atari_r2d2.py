@@ -20,6 +20,8 @@ from configs import cartpole_r2d2
 def get_config():
   config = cartpole_r2d2.get_config()
   config.total_environment_frames = 200_000_000
+  config.onednn = True                         # oneDNN convolutions (a Nature-CNN training step:
+                                               # 1.14 s instead of 2.08 s on 2 cores).
 
   config.env = atari_env.atari_env_config()  # SEED RL's Atari protocol.
 

@@ -14,12 +14,14 @@ from configs import cartpole_vtrace
 def get_config():
   config = cartpole_vtrace.get_config()
   config.total_environment_frames = 200_000_000
+  config.onednn = True                         # oneDNN convolutions (a Nature-CNN training step:
+                                               # 1.14 s instead of 2.08 s on 2 cores).
 
   config.env = atari_env.atari_env_config()  # SEED RL's Atari protocol.
 
   config.network.torso = 'resnet'
   config.network.lstm_size = 256
-  config.network.resnet_hidden_size = 256
+  config.network.torso_hidden_size = 256
 
   config.actors.num = 2
   config.actors.env_batch_size = 16

@@ -15,15 +15,18 @@ def get_config():
   config.seed = 0                              # Base seed; actor i uses seed + 1000 * (i + 1).
   config.logdir = ''                           # Set by --logdir of launch.local.
   config.total_environment_frames = 500_000    # Stop after this many frames (with frame skip).
+  config.onednn = False                        # TensorFlow's oneDNN CPU kernels in every node:
+                                               # faster convolutions, no gain for small MLPs.
 
   config.env = ml_collections.ConfigDict()
   config.env.name = 'cartpole'                 # 'cartpole', 'atari' or 'football'.
 
   config.network = ml_collections.ConfigDict()
-  config.network.torso = 'mlp'                 # 'mlp' for vectors, 'resnet' for images.
+  config.network.torso = 'mlp'                 # 'mlp' for vectors; 'resnet' (SEED's) or 'atari'
+                                               # (Nature DQN convolutions) for images.
   config.network.mlp_sizes = (64, 64)          # Hidden layers of the MLP torso.
   config.network.lstm_size = 64                # Width of the recurrent core.
-  config.network.resnet_hidden_size = 256      # Dense layer after the ResNet (unused here).
+  config.network.torso_hidden_size = 256       # Dense layer after the convolutions (images).
 
   config.actors = ml_collections.ConfigDict()
   config.actors.num = 2                        # Actor processes.

@@ -12,6 +12,7 @@ from configs import cartpole_vtrace
 def get_config():
   config = cartpole_vtrace.get_config()
   config.total_environment_frames = 2_000_000
+  config.onednn = False                        # MLP torso: oneDNN brings nothing here.
 
   config.env = ml_collections.ConfigDict()
   config.env.name = 'football'

@@ -69,6 +69,9 @@ def main(argv):
   print(f'launching {program.name}: {sum(len(n) for n in program.groups.values())} nodes, '
         f'logdir {config.logdir}', flush=True)
   flags.FLAGS.lp_termination_notice_secs = _STOP_GRACE.value  # This process's manager.
+  # TensorFlow reads this when a process imports it: local_mp's node processes, started
+  # below, inherit it (under local_mt the nodes share this process's TensorFlow).
+  os.environ['TF_ENABLE_ONEDNN_OPTS'] = '1' if config.onednn else '0'
   if _LAUNCH_TYPE.value == 'local_mp':
     # Node processes inherit this and stop if this process dies without stopping them.
     os.environ[launcher_watch.LAUNCHER_PID_VARIABLE] = str(os.getpid())

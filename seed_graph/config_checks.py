@@ -9,6 +9,7 @@ import numpy as np
 
 from seed_graph import envs
 from seed_graph import env_ids
+from seed_graph.algos import networks
 
 
 class ConfigError(ValueError):
@@ -22,6 +23,7 @@ COMMON_SCHEMA = {
     'seed': int,
     'logdir': str,
     'total_environment_frames': int,
+    'onednn': bool,
     'env': dict,
     'actors': {'num': int, 'env_batch_size': int, 'env_groups': int},
     'evaluators': {'num': int, 'env_batch_size': int, 'epsilon': float},
@@ -33,7 +35,7 @@ COMMON_SCHEMA = {
 # Keys of a V-trace config beyond the common ones.
 VTRACE_SCHEMA = dict(COMMON_SCHEMA, **{
     'network': {
-        'torso': str, 'mlp_sizes': tuple, 'lstm_size': int, 'resnet_hidden_size': int,
+        'torso': str, 'mlp_sizes': tuple, 'lstm_size': int, 'torso_hidden_size': int,
     },
     'learner': {
         'batch_size': int, 'unroll_length': int, 'queue_capacity': int,
@@ -138,12 +140,13 @@ def _environment_info(config) -> envs.EnvironmentInfo:
 def validate_vtrace_config(config):
   """Raises ConfigError naming the first bad key of a V-trace config."""
   _check_program(config, VTRACE_SCHEMA, 'vtrace')
-  _positive(config, 'network.lstm_size', 'network.resnet_hidden_size',
+  _positive(config, 'network.lstm_size', 'network.torso_hidden_size',
             'learner.batch_size', 'learner.unroll_length', 'learner.queue_capacity',
             'learner.queue_max_bytes', 'learner.learning_rate', 'learner.adam_epsilon')
   _check_actors_and_evaluators(config)
-  if config.network.torso not in ('mlp', 'resnet'):
-    raise ConfigError(f"network.torso: expected 'mlp' or 'resnet', got {config.network.torso!r}")
+  if config.network.torso not in networks.TORSOS:
+    raise ConfigError(f'network.torso: expected one of {networks.TORSOS}, got '
+                      f'{config.network.torso!r}')
   learner = config.learner
   if learner.queue_capacity < learner.batch_size:
     raise ConfigError(f'learner.queue_capacity: {learner.queue_capacity} unrolls cannot '
@@ -162,6 +165,9 @@ def validate_vtrace_config(config):
     raise ConfigError(f'learner.reward_scale: must be > 0, got {learner.reward_scale}')
 
   info = _environment_info(config)
+  if config.network.torso != 'mlp' and len(info.observation_shape) not in (2, 3):
+    raise ConfigError(f'network.torso: {config.network.torso!r} needs image observations, '
+                      f'got shape {info.observation_shape}')
   step_bytes = (int(np.prod(info.observation_shape)) * info.observation_dtype.itemsize
                 + 4 * (info.num_actions + 4))
   queue_bytes = learner.queue_capacity * (learner.unroll_length + 1) * step_bytes

@@ -33,6 +33,7 @@ def _config(tmp_path):
     ('actors.env_groups', 0, 'actors.env_groups: must be in [1, actors.env_batch_size=4]'),
     ('actors.env_groups', 5, 'actors.env_groups: must be in [1, actors.env_batch_size=4]'),
     ('network.torso', 'transformer', 'network.torso'),
+    ('network.torso', 'atari', "network.torso: 'atari' needs image observations"),
     ('evaluators.epsilon', 2.0, 'evaluators.epsilon'),
     ('total_environment_frames', 0, 'total_environment_frames: must be positive'),
     ('logdir', '', 'logdir: empty'),
@@ -75,7 +76,8 @@ def test_unknown_atari_game_lists_valid_ones(tmp_path):
 
 
 def test_default_configs_are_valid(tmp_path):
-  for module in (cartpole_vtrace, atari_vtrace):
+  from configs import atari_vtrace_fast  # pylint: disable=g-import-not-at-top
+  for module in (cartpole_vtrace, atari_vtrace, atari_vtrace_fast):
     config = module.get_config()
     config.logdir = str(tmp_path)
     program = vtrace.make_program(config)

@@ -107,3 +107,17 @@ def test_resnet_torso_on_uint8_frames():
                           agent.initial_state(2))
   assert out.policy_logits.shape == (2, 18)
   assert state.hidden.shape == (2, 256)
+
+
+def test_atari_torso_agent_from_config_on_uint8_frames():
+  from configs import atari_vtrace_fast  # pylint: disable=g-import-not-at-top
+  network = atari_vtrace_fast.get_config().network
+  agent = networks.make_agent(network, (84, 84), num_actions=18)
+  frames = tf.zeros((3, 84, 84), tf.uint8)
+  out, state = agent.step(tf.zeros(3, tf.int32), tf.zeros(3), tf.zeros(3, tf.bool), frames,
+                          agent.initial_state(3))
+  assert out.policy_logits.shape == (3, 18)
+  assert state.hidden.shape == (3, network.lstm_size)
+  # The Nature convolutions: 8x8/4, 4x4/2, 3x3/1 leave 7x7x64 of an 84x84 frame.
+  dense = [v for v in agent.trainable_variables if 'dense' in v.name and 'w:' in v.name]
+  assert dense[0].shape == (7 * 7 * 64, network.torso_hidden_size)

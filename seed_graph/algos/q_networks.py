@@ -13,29 +13,6 @@ import tensorflow as tf
 from seed_graph.algos import networks
 
 
-class AtariTorso(snt.Module):
-  """SEED RL's R2D2 torso (the Nature DQN convolutions): 32x8x8/4, 64x4x4/2, 64x3x3/1
-  (VALID padding, ReLU), then dense 512. uint8 pixels are scaled to [0, 1] here."""
-
-  def __init__(self, hidden_size=512, name='atari_torso'):
-    super().__init__(name=name)
-    self._convs = [
-        snt.Conv2D(32, 8, stride=4, padding='VALID', name='conv_0'),
-        snt.Conv2D(64, 4, stride=2, padding='VALID', name='conv_1'),
-        snt.Conv2D(64, 3, stride=1, padding='VALID', name='conv_2'),
-    ]
-    self._linear = snt.Linear(hidden_size, name='dense')
-
-  def __call__(self, observations):
-    x = tf.cast(observations, tf.float32) / 255.0
-    if x.shape.rank == 3:  # [B, H, W] single grayscale frames.
-      x = x[..., tf.newaxis]
-    for conv in self._convs:
-      x = tf.nn.relu(conv(x))
-    x = snt.Flatten()(x)
-    return tf.nn.relu(self._linear(x))
-
-
 class DuelingHead(snt.Module):
   """Q = V + A - mean(A), each stream a hidden layer then a linear output."""
 
@@ -57,13 +34,8 @@ class DuelingLSTMQNetwork(snt.Module):
   def __init__(self, num_actions: int, torso: snt.Module, lstm_size: int,
                head_hidden_size: int, name='dueling_lstm_q'):
     super().__init__(name=name)
-    self._num_actions = num_actions
     self._core = networks.RecurrentCore(num_actions, torso, lstm_size)
     self._head = DuelingHead(num_actions, head_hidden_size)
-
-  @property
-  def num_actions(self):
-    return self._num_actions
 
   def initial_state(self, batch_size):
     return self._core.initial_state(batch_size)
@@ -86,7 +58,7 @@ class DuelingLSTMQNetwork(snt.Module):
 def make_q_network(network_config, num_actions) -> DuelingLSTMQNetwork:
   """'atari' torso (convolutions) for images, 'mlp' for vector observations."""
   if network_config.torso == 'atari':
-    torso = AtariTorso(network_config.torso_hidden_size)
+    torso = networks.AtariTorso(network_config.torso_hidden_size)
   elif network_config.torso == 'mlp':
     torso = networks.MLPTorso(network_config.mlp_sizes)
   else:

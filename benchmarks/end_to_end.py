@@ -1,0 +1,182 @@
+r"""End-to-end training speed: a whole program training, against the environments alone.
+
+  python benchmarks/end_to_end.py --config=configs/atari_vtrace_fast.py \
+      [--pairs=6] [--window_seconds=20] [--warmup_seconds=60] [--config.KEY=VALUE ...]
+
+Two set-ups with the config's `actors.num` processes of `actors.env_batch_size`
+environments each (evaluators off):
+  1. training: the learner (V-trace or R2D2, with an in-process Reverb server for R2D2)
+     in its own process, training, and real actor processes on its inference edge;
+  2. env_only: the same environments stepped with random actions, no model anywhere.
+Both start once and stay up; the idle one is paused (SIGSTOP, learner included). After
+`warmup_seconds` of training (the first training steps, traces and queue filling are
+not steady state) the two alternate in windows of `window_seconds`. Training frames/s
+counts the frames the learner received (frame skip included), which is what it trains
+on; reported: the medians of training frames/s, env-only frames/s, their per-pair ratio,
+learner steps/s, and the resident memory of every training process. Prints JSON, then
+a table.
+"""
+
+import json
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+
+os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from absl import app  # pylint: disable=g-import-not-at-top
+from absl import flags
+from ml_collections import config_flags
+import numpy as np
+import psutil
+
+import paired  # pylint: disable=g-bad-import-order
+
+_CONFIG = config_flags.DEFINE_config_file('config', None, 'Experiment config file.',
+                                          lock_config=False)
+_PAIRS = flags.DEFINE_integer('pairs', 6, 'Alternating training/env_only window pairs.')
+_WINDOW = flags.DEFINE_float('window_seconds', 20.0, 'Measured seconds per window.')
+_SETTLE = flags.DEFINE_float('settle_seconds', 1.0, 'Unmeasured seconds after a switch.')
+_WARMUP = flags.DEFINE_float('warmup_seconds', 60.0,
+                             'Unmeasured seconds of training before the first pair.')
+flags.mark_flags_as_required(['config'])
+
+
+def _learner_process(config, port, counters, ready):
+  """Runs the learner (training) and publishes its counters for the parent."""
+  import reverb  # pylint: disable=g-import-not-at-top
+  from seed_graph.nodes import learner as learner_lib  # pylint: disable=g-import-not-at-top
+  if config.algorithm == 'r2d2':
+    from seed_graph.nodes import r2d2_learner  # pylint: disable=g-import-not-at-top
+    from seed_graph.nodes import r2d2_replay  # pylint: disable=g-import-not-at-top
+    replay = reverb.Server(r2d2_replay.make_replay_tables(config), port=None)
+    learner = learner_lib.Learner(config, r2d2_learner.R2D2Learner,
+                                  f'localhost:{replay.port}', inference_port=port)
+  else:
+    from seed_graph.nodes import vtrace_learner  # pylint: disable=g-import-not-at-top
+    learner = learner_lib.Learner(config, vtrace_learner.VTraceLearner, inference_port=port)
+
+  def publish():
+    while True:
+      stats = learner.get_stats()
+      counters['frames'].value = stats['frames']
+      counters['learner_steps'].value = stats['learner_steps']
+      time.sleep(0.1)
+
+  threading.Thread(target=publish, daemon=True).start()
+  ready.set()
+  learner.run()
+
+
+def _actor_process(config, actor_index, address):
+  from seed_graph import env_ids  # pylint: disable=g-import-not-at-top
+  from seed_graph.nodes import actor as actor_lib  # pylint: disable=g-import-not-at-top
+  from seed_graph.nodes import learner_node  # pylint: disable=g-import-not-at-top
+  client = learner_node.LearnerClient('localhost:1', address)
+  actor_lib.Actor(client, config.env, env_ids.actor_env_ids(config, actor_index),
+                  seed=config.seed + 1000 * (actor_index + 1), stop_event=threading.Event(),
+                  env_groups=config.actors.env_groups).run()
+
+
+def start_training(config):
+  """The learner process and the actor processes; returns (processes, counters)."""
+  import portpicker  # pylint: disable=g-import-not-at-top
+  port = portpicker.pick_unused_port()
+  counters = {'frames': multiprocessing.Value('q', 0, lock=False),
+              'learner_steps': multiprocessing.Value('q', 0, lock=False)}
+  ready = multiprocessing.Event()
+  learner = multiprocessing.Process(target=_learner_process,
+                                    args=(config, port, counters, ready), daemon=True)
+  learner.start()
+  ready.wait(600)
+  actors = [multiprocessing.Process(target=_actor_process,
+                                    args=(config, i, f'localhost:{port}'), daemon=True)
+            for i in range(config.actors.num)]
+  for actor in actors:
+    actor.start()
+  return [learner] + actors, counters
+
+
+def _resident_gib(processes):
+  return sum(psutil.Process(p.pid).memory_info().rss for p in processes) / 2**30
+
+
+def measure(config, pairs, window, settle, warmup):
+  env_counters, env_workers, stop_env_only = paired.start_env_only(config)
+  paired.signal_all(env_workers, signal.SIGSTOP)
+  training, counters = start_training(config)
+  env_frames = lambda: sum(c.value for c in env_counters)
+
+  def run_window(run, pause, read):
+    paired.signal_all(pause, signal.SIGSTOP)
+    paired.signal_all(run, signal.SIGCONT)
+    time.sleep(settle)
+    before, start = read(), time.time()
+    time.sleep(window)
+    after, elapsed = read(), time.time() - start
+    return [(a - b) / elapsed for a, b in zip(after, before)]
+
+  train_read = lambda: (counters['frames'].value, counters['learner_steps'].value)
+  results, peak_gib = [], 0.0
+  try:
+    deadline = time.time() + 1800
+    while counters['learner_steps'].value < 1 and time.time() < deadline:
+      time.sleep(1.0)
+    time.sleep(warmup)
+    for pair in range(pairs):
+      windows = [('training', training, env_workers, train_read),
+                 ('env_only', env_workers, training, lambda: (env_frames(),))]
+      measured = {}
+      for name, run, pause, read in (windows if pair % 2 else windows[::-1]):
+        measured[name] = run_window(run, pause, read)
+        if name == 'training':
+          peak_gib = max(peak_gib, _resident_gib(training))
+      (train_fps, steps_per_second), (env_fps,) = measured['training'], measured['env_only']
+      results.append({'training_frames_per_second': round(train_fps, 1),
+                      'env_only_frames_per_second': round(env_fps, 1),
+                      'ratio': round(train_fps / env_fps, 3),
+                      'learner_steps_per_second': round(steps_per_second, 3)})
+  finally:
+    paired.signal_all(env_workers + training, signal.SIGCONT)
+    for process in training:
+      process.terminate()
+    stop_env_only()
+  return results, peak_gib
+
+
+def main(argv):
+  del argv
+  multiprocessing.set_start_method('spawn')
+  config = _CONFIG.value
+  config.logdir = f'/tmp/seed_graph_end_to_end_{os.getpid()}'
+  config.evaluators.num = 0
+  # As launch/local.py: the processes started below import TensorFlow with this set.
+  os.environ['TF_ENABLE_ONEDNN_OPTS'] = '1' if config.onednn else '0'
+  pairs, peak_gib = measure(config, _PAIRS.value, _WINDOW.value, _SETTLE.value,
+                            _WARMUP.value)
+  median = lambda key: float(np.median([p[key] for p in pairs]))
+  result = {key: median(key) for key in pairs[0]}
+  result.update(config=config_flags.get_config_filename(flags.FLAGS['config']), algorithm=config.algorithm,
+                torso=config.network.torso, actors=config.actors.num,
+                env_batch_size=config.actors.env_batch_size, cpu_count=os.cpu_count(),
+                onednn=config.onednn,
+                training_processes_peak_rss_gib=round(peak_gib, 2), pairs=pairs)
+  print(json.dumps(result))
+  print(f"{'pair':<5} {'training':>9} {'env_only':>9} {'ratio':>6} {'steps/s':>8}")
+  for i, p in enumerate(pairs):
+    print(f"{i + 1:<5} {p['training_frames_per_second']:>9.0f} "
+          f"{p['env_only_frames_per_second']:>9.0f} {p['ratio']:>6.3f} "
+          f"{p['learner_steps_per_second']:>8.3f}")
+  print(f"median: training {result['training_frames_per_second']:.0f} frames/s, env-only "
+        f"{result['env_only_frames_per_second']:.0f}, ratio {result['ratio']:.3f}, "
+        f"{result['learner_steps_per_second']:.3f} learner steps/s; training processes "
+        f"{peak_gib:.2f} GiB resident at most ({config.actors.num} actors x "
+        f"{config.actors.env_batch_size} envs, {os.cpu_count()} cores)")
+
+
+if __name__ == '__main__':
+  app.run(main)

@@ -1,0 +1,60 @@
+"""What the paired benchmarks share: the env-only baseline (K processes stepping the same
+environments as the actors would, random actions chosen in the process, no model
+anywhere) and pausing a set-up (SIGSTOP) while the other one is measured."""
+
+import multiprocessing
+import os
+import time
+
+import numpy as np
+
+
+def env_only_worker(env_config, env_batch_size, seed, frames):
+  """Steps its environments with random actions forever, adding to `frames`."""
+  from seed_graph import envs  # pylint: disable=g-import-not-at-top
+  environments = [envs.make_environment(env_config, seed + i) for i in range(env_batch_size)]
+  num_actions = environments[0].action_spec().num_values
+  frames_per_batch = env_batch_size * environments[0].frames_per_step
+  rng = np.random.default_rng(seed)
+  for env in environments:
+    env.reset()
+  while True:
+    actions = rng.integers(0, num_actions, env_batch_size)
+    for env, action in zip(environments, actions):
+      if env.step(action).last():
+        env.reset()
+    with frames.get_lock():
+      frames.value += frames_per_batch
+
+
+def start_env_only(config):
+  """K env-only processes, all stepping once this returns.
+
+  Returns (frame counter per process, the processes, shutdown)."""
+  counters = [multiprocessing.Value('q', 0) for _ in range(config.actors.num)]
+  workers = [multiprocessing.Process(
+      target=env_only_worker,
+      args=(config.env, config.actors.env_batch_size, 1000 * i, counters[i]), daemon=True)
+             for i in range(config.actors.num)]
+  for w in workers:
+    w.start()
+
+  def shutdown():
+    for w in workers:
+      w.terminate()
+
+  deadline = time.time() + 600
+  while not all(c.value for c in counters):
+    if time.time() > deadline or not all(w.is_alive() for w in workers):
+      shutdown()
+      raise RuntimeError('the env-only processes did not all start stepping')
+    time.sleep(0.1)
+  return counters, workers, shutdown
+
+
+
+
+def signal_all(processes, signum):
+  for process in processes:
+    if process.is_alive():
+      os.kill(process.pid, signum)
