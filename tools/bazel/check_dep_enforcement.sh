@@ -2,7 +2,7 @@
 # Shows that the BUILD deps are enforced, on a scratch copy of the workspace (the checkout
 # is never modified):
 #   1. //seed_graph/nodes without "//seed_graph/algos" in its deps: building
-#      //tests:test_learner_inference fails (import check: learner.py imports
+#      //tests:test_learner_inference fails (import check: vtrace_learner.py imports
 #      seed_graph.algos.impala).
 #   2. //tests:test_learner_inference without ":helpers": the build fails the same way.
 #   3. The same missing dep, with seed_graph/nodes' imports hidden from the parser
