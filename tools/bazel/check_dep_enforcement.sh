@@ -5,9 +5,10 @@
 #      //tests:test_learner_inference fails (import check: vtrace_learner.py imports
 #      seed_graph.algos.impala).
 #   2. //tests:test_learner_inference without ":helpers": the build fails the same way.
-#   3. The same missing dep, with seed_graph/nodes' imports hidden from the parser
-#      (importlib.import_module): the build passes, the test fails at run time with
-#      ModuleNotFoundError, because project code comes only from runfiles.
+#   3. The same missing dep (in //seed_graph too, which also imports the algos), with
+#      those imports hidden from the parser (importlib.import_module): the build passes,
+#      the test fails at run time with ModuleNotFoundError, because project code comes
+#      only from runfiles.
 #   4. The unmodified copy: the test passes.
 # Needs bazel and .venv (bash scripts/bazel_test.sh sets both up). Takes a few minutes (a
 # second Bazel server for the copy, shut down and removed at the end).
@@ -55,6 +56,8 @@ expect() {  # expect <pass|build-failure|test-failure> <needle> <description>
 }
 
 cp seed_graph/nodes/BUILD "$scratch/nodes.BUILD"
+cp seed_graph/BUILD "$scratch/seed_graph.BUILD"
+cp seed_graph/config_checks.py "$scratch/config_checks.py"
 cp tests/BUILD "$scratch/tests.BUILD"
 cp -r seed_graph/nodes "$scratch/nodes"
 
@@ -73,13 +76,15 @@ EOF
 expect build-failure 'imports tests.helpers' '2. //tests:test_learner_inference without :helpers'
 cp "$scratch/tests.BUILD" tests/BUILD
 
-sed -i '\|"//seed_graph/algos",|d' seed_graph/nodes/BUILD
+sed -i '\|"//seed_graph/algos",|d' seed_graph/nodes/BUILD seed_graph/BUILD
 sed -i -e 's|^from seed_graph.algos import \([A-Za-z0-9_]*\)$|import importlib; \1 = importlib.import_module("seed_graph.algos.\1")|' \
-  seed_graph/nodes/*.py
+  seed_graph/nodes/*.py seed_graph/config_checks.py
 expect test-failure "No module named 'seed_graph.algos'" \
   '3. the same, with the import hidden from the import check'
 rm -rf seed_graph/nodes
 cp -r "$scratch/nodes" seed_graph/nodes
+cp "$scratch/seed_graph.BUILD" seed_graph/BUILD
+cp "$scratch/config_checks.py" seed_graph/config_checks.py
 
 expect pass 'PASSED' '4. unmodified'
 exit $failed
