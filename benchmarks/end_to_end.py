@@ -48,9 +48,9 @@ flags.mark_flags_as_required(['config'])
 
 def _learner_process(config, port, counters, ready):
   """Runs the learner (training) and publishes its counters for the parent."""
-  import reverb  # pylint: disable=g-import-not-at-top
   from seed_graph.nodes import learner as learner_lib  # pylint: disable=g-import-not-at-top
   if config.algorithm == 'r2d2':
+    import reverb  # pylint: disable=g-import-not-at-top
     from seed_graph.nodes import r2d2_learner  # pylint: disable=g-import-not-at-top
     from seed_graph.nodes import r2d2_replay  # pylint: disable=g-import-not-at-top
     replay = reverb.Server(r2d2_replay.make_replay_tables(config), port=None)
@@ -93,11 +93,8 @@ def start_training(config):
                                     args=(config, port, counters, ready), daemon=True)
   learner.start()
   ready.wait(600)
-  actors = [multiprocessing.Process(target=_actor_process,
-                                    args=(config, i, f'localhost:{port}'), daemon=True)
-            for i in range(config.actors.num)]
-  for actor in actors:
-    actor.start()
+  actors = paired.start_processes(
+      _actor_process, [(config, i, f'localhost:{port}') for i in range(config.actors.num)])
   return [learner] + actors, counters
 
 
@@ -123,9 +120,8 @@ def measure(config, pairs, window, settle, warmup):
   train_read = lambda: (counters['frames'].value, counters['learner_steps'].value)
   results, peak_gib = [], 0.0
   try:
-    deadline = time.time() + 1800
-    while counters['learner_steps'].value < 1 and time.time() < deadline:
-      time.sleep(1.0)
+    paired.wait_until(lambda: counters['learner_steps'].value >= 1, training, lambda: None,
+                      'the program died before its first training step', seconds=1800)
     time.sleep(warmup)
     for pair in range(pairs):
       windows = [('training', training, env_workers, train_read),
@@ -142,8 +138,7 @@ def measure(config, pairs, window, settle, warmup):
                       'learner_steps_per_second': round(steps_per_second, 3)})
   finally:
     paired.signal_all(env_workers + training, signal.SIGCONT)
-    for process in training:
-      process.terminate()
+    paired.terminate(training)
     stop_env_only()
   return results, peak_gib
 

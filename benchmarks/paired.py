@@ -32,24 +32,39 @@ def start_env_only(config):
 
   Returns (frame counter per process, the processes, shutdown)."""
   counters = [multiprocessing.Value('q', 0) for _ in range(config.actors.num)]
-  workers = [multiprocessing.Process(
-      target=env_only_worker,
-      args=(config.env, config.actors.env_batch_size, 1000 * i, counters[i]), daemon=True)
-             for i in range(config.actors.num)]
-  for w in workers:
-    w.start()
+  workers = start_processes(
+      env_only_worker, [(config.env, config.actors.env_batch_size, 1000 * i, counters[i])
+                        for i in range(config.actors.num)])
+  shutdown = lambda: terminate(workers)
 
-  def shutdown():
-    for w in workers:
-      w.terminate()
-
-  deadline = time.time() + 600
-  while not all(c.value for c in counters):
-    if time.time() > deadline or not all(w.is_alive() for w in workers):
-      shutdown()
-      raise RuntimeError('the env-only processes did not all start stepping')
-    time.sleep(0.1)
+  wait_until(lambda: all(c.value for c in counters), workers, shutdown,
+             'the env-only processes did not all start stepping')
   return counters, workers, shutdown
+
+
+def start_processes(target, args_per_process):
+  """One started daemon process of `target(*args)` per entry of `args_per_process`."""
+  processes = [multiprocessing.Process(target=target, args=args, daemon=True)
+               for args in args_per_process]
+  for process in processes:
+    process.start()
+  return processes
+
+
+def terminate(processes):
+  for process in processes:
+    process.terminate()
+
+
+def wait_until(condition, processes, shutdown, failure: str, seconds: float = 600):
+  """Polls `condition()`; if a process dies or `seconds` pass first, calls `shutdown()`
+  and raises RuntimeError(failure)."""
+  deadline = time.time() + seconds
+  while not condition():
+    if time.time() > deadline or not all(p.is_alive() for p in processes):
+      shutdown()
+      raise RuntimeError(failure)
+    time.sleep(0.1)
 
 
 

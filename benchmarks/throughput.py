@@ -120,25 +120,18 @@ def start_central_inference(config, actor_worker=_actor_worker, extra_args=()):
         pass
 
   threading.Thread(target=discard_unrolls, daemon=True).start()
-  actors = [multiprocessing.Process(target=actor_worker,
-                                    args=(config, i, f'localhost:{port}') + tuple(extra_args),
-                                    daemon=True)
-            for i in range(config.actors.num)]
-  for a in actors:
-    a.start()
+  actors = paired.start_processes(
+      actor_worker, [(config, i, f'localhost:{port}') + tuple(extra_args)
+                     for i in range(config.actors.num)])
 
   def shutdown():
-    for a in actors:
-      a.terminate()
+    paired.terminate(actors)
     stop.set()
     learner.shutdown()
 
-  deadline = time.time() + 600
-  while learner.get_stats()['environments_seen'] < env_ids.num_training_envs(config):
-    if time.time() > deadline or not all(a.is_alive() for a in actors):
-      shutdown()
-      raise RuntimeError('the actors did not all start stepping')
-    time.sleep(0.1)
+  paired.wait_until(
+      lambda: learner.get_stats()['environments_seen'] >= env_ids.num_training_envs(config),
+      actors, shutdown, 'the actors did not all start stepping')
   return learner, actors, shutdown
 
 

@@ -156,7 +156,6 @@ class InferenceServer:
     self.slots.open(context)
     try:
       for message in request_iterator:
-        self.slots.busy(context)
         request = self._parse_or_abort(message, context)
         self.slots.claim(context, int(request.env_ids[0]))
         try:

@@ -30,8 +30,8 @@ class _Stream:
 
 
 class StreamSlots:
-  """See the module docstring. The server calls `open` when a stream starts, then
-  `claim` / `waiting` / `busy` as it goes, and `close` when the stream ends."""
+  """See the module docstring. The server calls `open` when a stream starts, `claim`
+  for each valid request and `waiting` after each answer, and `close` when it ends."""
 
   def __init__(self, max_unclaimed: int, claim_timeout_seconds: float = 10.0,
                idle_timeout_seconds: float = 60.0):
@@ -62,24 +62,22 @@ class StreamSlots:
     self._cancel(victims)
 
   def claim(self, context, key: int):
-    """The stream's valid request names environments starting at `key`."""
+    """A valid request of the stream names environments starting at `key`; the server
+    now holds it, so the stream's idle clock stops."""
+    victims = []
     with self._lock:
       stream = self._streams.get(id(context))
-      if stream is None or stream.key == key:
+      if stream is None:
         return
-      previous = self._owners.get(key)
-      victims = [previous] if previous is not None else []
-      self._drop(victims)
-      stream.key = key
-      self._owners[key] = stream
+      stream.waiting_since = None
+      if stream.key != key:
+        previous = self._owners.get(key)
+        if previous is not None:
+          victims.append(previous)
+          self._drop(victims)
+        stream.key = key
+        self._owners[key] = stream
     self._cancel(victims)
-
-  def busy(self, context):
-    """The server holds one of the stream's requests: the idle clock stops."""
-    with self._lock:
-      stream = self._streams.get(id(context))
-      if stream is not None:
-        stream.waiting_since = None
 
   def waiting(self, context):
     """The server waits for the stream's next request: the idle clock runs."""

@@ -75,7 +75,6 @@ class Learner:
         max_callers=num_envs)
     self._last_losses = {}
     self._metrics = self._progress = None
-    self._stop_requested = False
     self._skipped_updates = 0
 
   # ---- Inference (the batcher's thread) ------------------------------------------
@@ -163,7 +162,6 @@ class Learner:
 
   def stop(self) -> None:
     """Stops training and inference; the node saves and then stops the program."""
-    self._stop_requested = True
     self._stop.set()
 
   # ---- Lifecycle ------------------------------------------------------------------
@@ -206,6 +204,8 @@ class Learner:
        stop; actors get 2 s to see that while backing off.
     5. The server closes.
     """
+    # Training only ends with the stop event set if `stop()` (or `shutdown()`) set it.
+    stop_called = self._stop.is_set()
     self._stop.set()
     self._server.stop_batching()
     self.algorithm.close()
@@ -213,7 +213,7 @@ class Learner:
     self._log(force=True)
     self._metrics.close()
     print(f'[learner] checkpoint {path}; frames={self._frames}', flush=True)
-    if finished or self._stop_requested:
+    if finished or stop_called:
       reason = (f'reached total_environment_frames={self._config.total_environment_frames}'
                 if finished else 'stop() was called')
       print(f'[learner] {reason}; stopping the program', flush=True)
