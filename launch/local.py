@@ -3,13 +3,18 @@ r"""Runs a seed_graph program on this machine.
   python -m launch.local --config=configs/cartpole_vtrace.py --logdir=/tmp/run \
       [--config.actors.num=4 ...] [--launch_type=local_mp|local_mt]
 
-Ctrl-C, or the learner reaching `total_environment_frames`, stops every node. Running
-again with the same --logdir resumes from its last checkpoint. Nodes get
---stop_grace_seconds to finish after Ctrl-C (a learner finishes its step and saves);
-a second Ctrl-C kills at once.
+Ctrl-C, SIGTERM, or the learner reaching `total_environment_frames`, stops every node.
+Running again with the same --logdir resumes from its last checkpoint. Nodes get
+--stop_grace_seconds to finish (a learner finishes its step and saves); a second Ctrl-C
+kills at once.
+
+Under local_mp (the default) each node is a process that `launch.supervisor` restarts
+when it crashes (see there for the policy); node output goes to the console and to
+`<logdir>/logs/`. Under local_mt the nodes are threads of this process, unsupervised.
 """
 
 import os
+import sys
 
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 
@@ -20,8 +25,10 @@ from launchpad.nodes.python import local_multi_processing
 import ml_collections
 from ml_collections import config_flags
 
-from seed_graph.programs import registry
+from launch import node_commands
+from launch import supervisor
 from seed_graph import launcher_watch
+from seed_graph.programs import registry
 
 _CONFIG = config_flags.DEFINE_config_file('config', None, 'Experiment config file.',
                                           lock_config=False)
@@ -29,9 +36,10 @@ _LOGDIR = flags.DEFINE_string('logdir', None, 'Directory for metrics, summaries 
                               'checkpoints; an existing one is resumed.')
 _LAUNCH_TYPE = flags.DEFINE_enum('launch_type', 'local_mp', ['local_mp', 'local_mt'],
                                  'One process per node (local_mp) or threads (local_mt).')
-_TERMINAL = flags.DEFINE_enum(
-    'terminal', 'current_terminal', ['current_terminal', 'output_to_files'],
-    'Where node output goes (Launchpad 0.5.2 needs a choice without X).')
+_MAX_RESTARTS = flags.DEFINE_integer(
+    'max_restarts', 3, 'local_mp: how often the learner (and the replay node) may be '
+    'restarted after a crash before the program stops; actors are always restarted.',
+    lower_bound=0)
 _STOP_GRACE = flags.DEFINE_integer(
     'stop_grace_seconds', 120,
     'After Ctrl-C, how long nodes may take to stop before they are killed. Launchpad\'s '
@@ -59,6 +67,19 @@ def stop_grace_resources(program: lp.Program, grace_seconds: int):
           for label in program.groups}
 
 
+def run_supervised(program: lp.Program, logdir: str) -> int:
+  """Starts every node as a process of its own and supervises them; the exit code."""
+  # Nodes inherit this and stop if this process dies without stopping them.
+  os.environ[launcher_watch.LAUNCHER_PID_VARIABLE] = str(os.getpid())
+  commands = node_commands.program_commands(
+      program, stop_grace_resources(program, _STOP_GRACE.value))
+  log_dir = os.path.join(logdir, 'logs')
+  os.makedirs(log_dir, exist_ok=True)
+  policy = supervisor.RestartPolicy(max_restarts=_MAX_RESTARTS.value)
+  return supervisor.Supervisor(commands, log_dir, logdir, _STOP_GRACE.value,
+                               policy).run()
+
+
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {argv[1:]}')
@@ -73,13 +94,8 @@ def main(argv):
   # below, inherit it (under local_mt the nodes share this process's TensorFlow).
   os.environ['TF_ENABLE_ONEDNN_OPTS'] = '1' if config.onednn else '0'
   if _LAUNCH_TYPE.value == 'local_mp':
-    # Node processes inherit this and stop if this process dies without stopping them.
-    os.environ[launcher_watch.LAUNCHER_PID_VARIABLE] = str(os.getpid())
-    manager = lp.launch(program, launch_type='local_mp', terminal=_TERMINAL.value,
-                        local_resources=stop_grace_resources(program, _STOP_GRACE.value))
-  else:
-    manager = lp.launch(program, launch_type='local_mt')
-  manager.wait()
+    sys.exit(run_supervised(program, config.logdir))
+  lp.launch(program, launch_type='local_mt').wait()
 
 
 if __name__ == '__main__':

@@ -8,6 +8,19 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# Command-line overrides that make the CartPole programs small and quick to start.
+SMALL_VTRACE_FLAGS = [
+    '--config.actors.env_batch_size=4', '--config.evaluators.env_batch_size=2',
+    '--config.learner.batch_size=4', '--config.learner.unroll_length=10',
+    '--config.logging.interval_seconds=1']
+SMALL_R2D2_FLAGS = [
+    '--config.actors.env_batch_size=4', '--config.evaluators.env_batch_size=2',
+    '--config.inference.batch_size=16', '--config.learner.batch_size=8',
+    '--config.learner.burn_in=4', '--config.learner.unroll_length=8',
+    '--config.replay.capacity=150', '--config.replay.min_size_to_sample=16',
+    '--config.replay.samples_per_insert=2.0', '--config.replay.error_buffer=64.0',
+    '--config.replay.chunk_length=4', '--config.logging.interval_seconds=1']
+
 
 def small_cartpole_config(logdir_path, **overrides):
   from configs import cartpole_vtrace  # pylint: disable=g-import-not-at-top
@@ -58,3 +71,48 @@ def wait_for(condition, seconds: float) -> bool:
       return False
     time.sleep(0.1)
   return True
+
+
+NODE_VARIABLE = 'SEED_GRAPH_NODE'  # launch.node_process sets it in every node process.
+MARKER_VARIABLE = 'SEED_GRAPH_TEST_MARKER'
+
+
+def marked_processes(marker):
+  """Every live process started (directly or not) by a launch tagged with `marker`."""
+  import psutil  # pylint: disable=g-import-not-at-top
+  found = []
+  for process in psutil.process_iter(['pid']):
+    try:
+      if process.environ().get(MARKER_VARIABLE) == marker:
+        found.append(process)
+    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+      pass
+  return found
+
+
+def node_processes(marker):
+  """The live node processes of a launch tagged with `marker`, by node name."""
+  import psutil  # pylint: disable=g-import-not-at-top
+  nodes = {}
+  for process in marked_processes(marker):
+    try:
+      name = process.environ().get(NODE_VARIABLE)
+    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+      continue
+    if name:
+      nodes[name] = process
+  return nodes
+
+
+def start_launch(logdir, marker, *flags, config='configs/cartpole_vtrace.py'):
+  """Starts `launch.local` tagged with `marker`, its output in `<logdir>.out`."""
+  os.makedirs(os.path.dirname(str(logdir)), exist_ok=True)
+  output = open(str(logdir) + '.out', 'w')
+  return subprocess.Popen(launch_command(logdir, *flags, config=config), cwd=REPO,
+                          env=dict(os.environ, **{MARKER_VARIABLE: marker}),
+                          stdout=output, stderr=subprocess.STDOUT, text=True)
+
+
+def launch_output(logdir) -> str:
+  with open(str(logdir) + '.out') as f:
+    return f.read()

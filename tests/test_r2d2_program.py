@@ -14,12 +14,7 @@ from seed_graph.programs import r2d2
 from tests import helpers
 
 CONFIG = 'configs/cartpole_r2d2.py'
-SMALL = ['--config.actors.env_batch_size=4', '--config.evaluators.env_batch_size=2',
-         '--config.inference.batch_size=16', '--config.learner.batch_size=8',
-         '--config.learner.burn_in=4', '--config.learner.unroll_length=8',
-         '--config.replay.capacity=150', '--config.replay.min_size_to_sample=16',
-         '--config.replay.samples_per_insert=2.0', '--config.replay.error_buffer=64.0',
-         '--config.replay.chunk_length=4', '--config.logging.interval_seconds=1']
+SMALL = helpers.SMALL_R2D2_FLAGS
 
 
 def _config(tmp_path, **overrides):

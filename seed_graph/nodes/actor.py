@@ -4,7 +4,10 @@ An actor holds no model. Each step it sends the observations, rewards and `done`
 all its environments in one message on the learner's inference stream, and gets back
 one action per environment. Environments reset themselves at episode ends. Each actor
 run draws random run ids, so a restarted actor makes the learner reset its state.
-If the learner is unreachable the actor retries with back-off and resumes.
+If the learner is unreachable the actor retries with back-off and resumes (a restarted
+learner comes back on the same address). When the program stops, the actor's open
+streams are cancelled, so an actor waiting for a learner that is down stops at once
+instead of at the end of the stop grace period.
 """
 
 import os
@@ -14,13 +17,13 @@ from typing import Optional, Sequence
 
 from absl import logging
 import grpc
-import launchpad as lp
 from launchpad.nodes.python import node as python_node
 import numpy as np
 
 from seed_graph import env_ids as env_ids_lib
 from seed_graph import envs
 from seed_graph import launcher_watch
+from seed_graph import program_stop
 from seed_graph.inference import messages
 
 _RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED,
@@ -54,19 +57,17 @@ class Actor:
     self._seed = seed
     self._is_eval = is_eval
     self._max_steps = max_steps
-    self._stop_event = stop_event
+    # Outside a Launchpad worker (direct use) and without an event, nothing stops it
+    # but `max_steps`.
+    self._stop_event = stop_event or program_stop.stop_event() or threading.Event()
     self._max_backoff = max_backoff_seconds
     self._groups = env_ids_lib.env_group_slices(len(env_ids), env_groups)
+    self._open = []  # The streams of the current connection, for `_cancel_on_stop`.
     self.steps = 0
     self.reconnects = 0
 
   def _stopping(self) -> bool:
-    if self._stop_event is not None:
-      return self._stop_event.is_set()
-    try:
-      return lp.wait_for_stop(0)
-    except Exception:  # pylint: disable=broad-except
-      return False
+    return self._stop_event.is_set()
 
   def _sleep(self, seconds: float):
     deadline = time.time() + seconds
@@ -79,6 +80,9 @@ class Actor:
                                     self._is_eval)
     streams = None
     backoff = 0.1
+    finished = threading.Event()
+    threading.Thread(target=self._cancel_on_stop, args=(finished,), daemon=True,
+                     name='cancel-on-stop').start()
     try:
       while not self._stopping():
         if self._max_steps is not None and self.steps >= self._max_steps:
@@ -100,9 +104,20 @@ class Actor:
         backoff = 0.1
         self.steps += 1
     finally:
+      finished.set()
       for stream in streams or ():
         stream.close()
       environments.close()
+
+  def _cancel_on_stop(self, finished: threading.Event):
+    """Cancels the open streams once the program stops: a blocked `receive()` (the
+    learner is down, or a request waits for a server that is not up yet) then raises
+    CANCELLED and `run` sees the stop. Repeats until `run` ends: a stream opened just
+    as the stop came is cancelled on the next pass."""
+    while not finished.wait(0.5):
+      if self._stop_event.is_set():
+        for stream in list(self._open):
+          stream.close()
 
   @property
   def _role(self) -> str:
@@ -110,7 +125,7 @@ class Actor:
 
   def _open_streams(self, environments):
     """One stream per env group, each with that group's first request in flight."""
-    streams = []
+    self._open = streams = []
     for group in self._groups:
       streams.append(self._learner.inference.open_stream())
       streams[-1].send(environments.request(group))

@@ -19,13 +19,14 @@ import time
 from typing import Optional
 
 from absl import logging
-import launchpad as lp
 import tensorflow as tf
 
 from seed_graph import env_ids as env_ids_lib
 from seed_graph import env_states
 from seed_graph import envs
 from seed_graph import metrics as metrics_lib
+from seed_graph import program_stop
+from seed_graph import restarts
 from seed_graph.inference import messages
 from seed_graph.inference import server as server_lib
 
@@ -139,6 +140,7 @@ class Learner:
     stats['inference_rows'] = self._server.batcher.rows_processed
     stats['rejected_requests'] = self._server.rejected
     stats['skipped_updates'] = self._skipped_updates
+    stats.update(restarts.read(self._config.logdir))
     stats.update(self.algorithm.stats())
     return stats
 
@@ -168,7 +170,7 @@ class Learner:
 
   def stopping(self) -> bool:
     """Whether `stop()` was called or the Launchpad program is stopping."""
-    return self._stop.is_set() or program_stopping()
+    return self._stop.is_set() or program_stop.stopping()
 
   def serve(self, port: int):
     """Starts batching and the inference server on `port`."""
@@ -217,20 +219,6 @@ class Learner:
       reason = (f'reached total_environment_frames={self._config.total_environment_frames}'
                 if finished else 'stop() was called')
       print(f'[learner] {reason}; stopping the program', flush=True)
-      stop_program()
+      program_stop.stop_program()
       time.sleep(2.0)
     self._server.shutdown()
-
-
-def program_stopping() -> bool:
-  try:
-    return lp.wait_for_stop(0)
-  except Exception:  # pylint: disable=broad-except
-    return False  # Not running under a Launchpad worker manager (direct use, tests).
-
-
-def stop_program():
-  try:
-    lp.stop()
-  except Exception:  # pylint: disable=broad-except
-    logging.info('No Launchpad program to stop.')
