@@ -25,8 +25,10 @@ from launchpad.nodes.python import local_multi_processing
 import ml_collections
 from ml_collections import config_flags
 
+from launch import config_args
 from launch import node_commands
 from launch import supervisor
+from seed_graph import config_checks
 from seed_graph import launcher_watch
 from seed_graph.programs import registry
 
@@ -45,6 +47,10 @@ _STOP_GRACE = flags.DEFINE_integer(
     'After Ctrl-C, how long nodes may take to stop before they are killed. Launchpad\'s '
     'own 10 s is shorter than one Atari R2D2 learner step on a small machine.',
     lower_bound=1)
+_PRINT_CONFIG = flags.DEFINE_bool(
+    'print_config', False, 'Print the config with every override applied (after its '
+    'checks) and exit without launching. Every launch also writes it to '
+    '<logdir>/config.json.')
 flags.mark_flags_as_required(['config', 'logdir'])
 
 # Launchpad 0.5.2 defect: passing any known flag to node processes (PythonProcess args)
@@ -80,13 +86,36 @@ def run_supervised(program: lp.Program, logdir: str) -> int:
                                policy).run()
 
 
+def parse_flags(argv):
+  """absl's flag parsing, after a one-line check of every `--config.<key>` override."""
+  error = config_args.unknown_override(argv)
+  if error:
+    _fail(error)
+  try:
+    return flags.FLAGS(argv)
+  except flags.Error as flag_error:  # A value of the wrong type, a flag we lack, ...
+    _fail(str(flag_error))
+
+
+def _fail(message: str):
+  print(f'error: {message}', file=sys.stderr, flush=True)
+  sys.exit(2)
+
+
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {argv[1:]}')
   config = _CONFIG.value
   config.logdir = os.path.abspath(_LOGDIR.value)
-  program = registry.make_program(config)  # Validates the config before anything starts.
+  try:
+    program = registry.make_program(config)  # Validates the config before anything starts.
+  except config_checks.ConfigError as error:
+    _fail(str(error))
+  if _PRINT_CONFIG.value:
+    print(config)
+    return
   os.makedirs(config.logdir, exist_ok=True)
+  config_args.write_config(config)
   print(f'launching {program.name}: {sum(len(n) for n in program.groups.values())} nodes, '
         f'logdir {config.logdir}', flush=True)
   flags.FLAGS.lp_termination_notice_secs = _STOP_GRACE.value  # This process's manager.
@@ -99,4 +128,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-  app.run(main)
+  app.run(main, flags_parser=parse_flags)

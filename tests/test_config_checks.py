@@ -155,3 +155,30 @@ def test_ranges_that_used_to_launch(tmp_path, algorithm, key, value, needle):
   with pytest.raises(config_checks.ConfigError, match=needle):
     (config_checks.validate_vtrace_config if algorithm == 'vtrace'
      else config_checks.validate_r2d2_config)(config)
+
+
+def test_launcher_config_errors_are_one_line_and_name_the_closest_key(tmp_path):
+  logdir = tmp_path / 'never_created'
+  cases = [
+      ('--config.learner.learning_rat=0.1', '--config.learner.learning_rat: no such key in '
+       'configs/cartpole_vtrace.py; did you mean learner.learning_rate?'),
+      ('--config.envv.name=x', 'did you mean env.name?'),
+      ('--config.learner.batch_size=abc', "--config.learner.batch_size=abc: invalid literal"),
+      ('--config.learner.batch_size=-1', 'learner.batch_size: must be positive, got -1'),
+  ]
+  for flag, message in cases:
+    result = helpers.run_launch(logdir, flag, timeout=120)
+    assert result.returncode == 2, (flag, result.stderr[-2000:])
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith('error: ') and message in lines[0], lines
+  assert not os.path.exists(logdir)
+
+
+def test_print_config_shows_overrides_and_launches_nothing(tmp_path):
+  logdir = tmp_path / 'never_created'
+  result = helpers.run_launch(logdir, '--print_config', '--config.learner.batch_size=8',
+                              timeout=120)
+  assert result.returncode == 0, result.stderr[-2000:]
+  assert 'batch_size: 8' in result.stdout
+  assert 'launching' not in result.stdout
+  assert not os.path.exists(logdir)

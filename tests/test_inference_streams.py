@@ -1,6 +1,9 @@
 """Stream slots of the inference server: strays cannot starve actors, dead streams are
 closed (real gRPC streams on loopback)."""
 
+import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -12,6 +15,7 @@ import pytest
 from seed_graph.inference import messages
 from seed_graph.inference import server as server_lib
 from seed_graph.inference import transport
+from tests import helpers
 
 MAX_CALLERS = 4
 
@@ -106,3 +110,37 @@ def test_time_spent_answering_does_not_count_as_idle():
   finally:
     release.set()
     inference.shutdown()
+
+
+_ECHO_SERVER = '''
+import sys, time
+from seed_graph.inference import transport
+transport.serve(int(sys.argv[1]), lambda requests, context: iter(requests), max_streams=4,
+                keepalive_seconds=1.0)
+print('serving', flush=True)
+time.sleep(600)
+'''
+
+
+def test_a_stream_to_a_frozen_server_fails_instead_of_waiting_forever():
+  # A server that stops answering without closing its connection (SIGSTOP here; a cut
+  # link or a powered-off host across machines): keepalive pings go unanswered, and the
+  # waiting receive() fails with UNAVAILABLE, so an actor reconnects instead of hanging.
+  port = portpicker.pick_unused_port()
+  server = subprocess.Popen([sys.executable, '-c', _ECHO_SERVER, str(port)],
+                            cwd=helpers.REPO, stdout=subprocess.PIPE, text=True)
+  try:
+    assert server.stdout.readline().strip() == 'serving'
+    stream = transport.InferenceClient(f'localhost:{port}',
+                                       keepalive_seconds=1.0).open_stream()
+    assert stream.infer(b'ping') == b'ping'
+    server.send_signal(signal.SIGSTOP)
+    stream.send(b'unanswered')
+    start = time.time()
+    with pytest.raises(grpc.RpcError) as error:
+      stream.receive()
+    assert error.value.code() == grpc.StatusCode.UNAVAILABLE
+    assert time.time() - start < 10  # Keepalive 1 s: noticed within about 2 s.
+  finally:
+    server.kill()
+    server.wait()

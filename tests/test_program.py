@@ -1,5 +1,6 @@
 """Whole programs launched the way users launch them (`python -m launch.local`)."""
 
+import json
 import os
 import signal
 import uuid
@@ -33,6 +34,7 @@ def test_local_mt_trains_then_resumes_from_checkpoint(tmp_path):
     assert key in first[-1], key
   assert os.listdir(logdir / 'tensorboard')
   assert any(name.startswith('ckpt-') for name in os.listdir(logdir / 'checkpoints'))
+  assert _recorded_frames(logdir / 'config.json') == 8000  # The config it ran with.
 
   result = helpers.run_launch(logdir, '--launch_type=local_mt',
                               '--config.total_environment_frames=12000', *SMALL)
@@ -42,6 +44,13 @@ def test_local_mt_trains_then_resumes_from_checkpoint(tmp_path):
   assert second[0]['frames'] >= first[-1]['frames']
   assert second[0]['learner_steps'] >= first[-1]['learner_steps']
   assert second[-1]['frames'] >= 12000
+  assert _recorded_frames(logdir / 'config.json') == 12000
+  assert _recorded_frames(logdir / 'config.previous.json') == 8000
+
+
+def _recorded_frames(path):
+  with open(path) as f:
+    return json.load(f)['total_environment_frames']
 
 
 def test_local_mp_nodes_stop_and_save_when_the_launcher_is_killed(tmp_path):

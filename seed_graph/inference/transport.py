@@ -13,16 +13,39 @@ import grpc
 
 METHOD = '/seed_graph.Inference/Infer'
 MAX_MESSAGE_BYTES = 256 << 20
-_CHANNEL_OPTIONS = [
-    ('grpc.max_send_message_length', MAX_MESSAGE_BYTES),
-    ('grpc.max_receive_message_length', MAX_MESSAGE_BYTES),
-]
+# A peer that vanishes without closing its connection (a host powered off, a link cut, a
+# frozen process) would leave the other side of its stream waiting forever: an actor in
+# `receive()`, the server holding the stream's thread and slot. Both sides ping every
+# KEEPALIVE_SECONDS and drop a connection whose ping is not answered within as long, so
+# such a peer is noticed within about twice that (UNAVAILABLE at the actor, which then
+# reconnects; the server's stream ends and frees its slot).
+KEEPALIVE_SECONDS = 10.0
+
+
+def _keepalive_options(seconds: float):
+  milliseconds = int(seconds * 1000)
+  return [('grpc.keepalive_time_ms', milliseconds),
+          ('grpc.keepalive_timeout_ms', milliseconds),
+          # grpcio 1.85 waits this long (default 60 s) for a ping's answer, whatever
+          # keepalive_timeout_ms says (measured: 60 s without it, 1 s with it at 1 s).
+          ('grpc.http2.ping_timeout_ms', milliseconds),
+          ('grpc.keepalive_permit_without_calls', 1),
+          ('grpc.http2.max_pings_without_data', 0)]
+
+
+def _server_keepalive_options(seconds: float):
+  # gRPC servers answer a client that pings more often than every 5 minutes with
+  # GOAWAY ("too_many_pings") unless told to accept them.
+  return _keepalive_options(seconds) + [
+      ('grpc.http2.min_recv_ping_interval_without_data_ms', int(seconds * 500)),
+      ('grpc.http2.max_ping_strikes', 0)]
 
 StreamHandler = Callable[[Iterator[bytes], grpc.ServicerContext], Iterator[bytes]]
 
 
 def serve(port: int, handle_stream: StreamHandler, max_streams: int,
-          max_request_bytes: int = MAX_MESSAGE_BYTES) -> grpc.Server:
+          max_request_bytes: int = MAX_MESSAGE_BYTES,
+          keepalive_seconds: float = KEEPALIVE_SECONDS) -> grpc.Server:
   """Starts a server on `port` whose Infer stream is `handle_stream`.
 
   Each open stream holds one server thread, so `max_streams` must cover every actor and
@@ -37,7 +60,8 @@ def serve(port: int, handle_stream: StreamHandler, max_streams: int,
           max_workers=max_streams, thread_name_prefix='inference-stream'),
       handlers=[handler],
       options=[('grpc.max_send_message_length', MAX_MESSAGE_BYTES),
-               ('grpc.max_receive_message_length', max_request_bytes)],
+               ('grpc.max_receive_message_length', max_request_bytes)
+               ] + _server_keepalive_options(keepalive_seconds),
       maximum_concurrent_rpcs=max_streams)
   server.add_insecure_port(f'[::]:{port}')
   server.start()
@@ -80,9 +104,12 @@ class InferenceStream:
 class InferenceClient:
   """A channel to the learner's inference edge; opens streams on demand."""
 
-  def __init__(self, address: str):
+  def __init__(self, address: str, keepalive_seconds: float = KEEPALIVE_SECONDS):
     self.address = address
-    self._channel = grpc.insecure_channel(address, options=_CHANNEL_OPTIONS)
+    self._channel = grpc.insecure_channel(address, options=[
+        ('grpc.max_send_message_length', MAX_MESSAGE_BYTES),
+        ('grpc.max_receive_message_length', MAX_MESSAGE_BYTES),
+    ] + _keepalive_options(keepalive_seconds))
 
   def open_stream(self) -> InferenceStream:
     return InferenceStream(self._channel)

@@ -1,0 +1,68 @@
+"""The launcher's config on the command line and in the logdir.
+
+`unknown_override`: an override of a key the config does not have fails in one line
+naming the closest key. ml_collections reports it as a chain of tracebacks; this check
+runs first, on the same config file: `--config.learner.learning_rat: no such key in
+configs/cartpole_vtrace.py; did you mean learner.learning_rate?`.
+
+`write_config`: every launch records the config it ran with in `<logdir>/config.json`
+(the previous one, from an earlier launch of the same logdir, moves to
+`config.previous.json`).
+"""
+
+import difflib
+import os
+import runpy
+from typing import Iterable, List, Optional
+
+import ml_collections
+
+_PREFIX = '--config.'
+
+
+def dotted_keys(config: ml_collections.ConfigDict, prefix: str = '') -> List[str]:
+  """Every leaf key of `config`, dotted (`learner.learning_rate`)."""
+  keys = []
+  for key, value in config.items():
+    name = prefix + key
+    if isinstance(value, ml_collections.ConfigDict):
+      keys.extend(dotted_keys(value, name + '.'))
+    else:
+      keys.append(name)
+  return keys
+
+
+def config_file(argv: Iterable[str]) -> Optional[str]:
+  for arg in argv:
+    if arg.startswith('--config='):
+      return arg[len('--config='):].split(':')[0]
+  return None
+
+
+def unknown_override(argv: List[str]) -> Optional[str]:
+  """A one-line error for a missing config file or for the first `--config.<key>`
+  override whose key the config file does not define; None when all is well."""
+  path = config_file(argv)
+  if path is None:
+    return None
+  if not os.path.isfile(path):
+    return f'--config={path}: no such file'
+  keys = set(dotted_keys(runpy.run_path(path)['get_config']()))
+  for arg in argv:
+    if not arg.startswith(_PREFIX):
+      continue
+    key = arg[len(_PREFIX):].split('=')[0]
+    if key in keys:
+      continue
+    close = difflib.get_close_matches(key, sorted(keys), n=1, cutoff=0.6)
+    hint = f'; did you mean {close[0]}?' if close else ''
+    return f'{_PREFIX}{key}: no such key in {path}{hint}'
+  return None
+
+
+def write_config(config: ml_collections.ConfigDict):
+  path = os.path.join(config.logdir, 'config.json')
+  if os.path.exists(path):
+    os.replace(path, os.path.join(config.logdir, 'config.previous.json'))
+  with open(path, 'w') as f:
+    f.write(config.to_json(indent=2) + '\n')
