@@ -77,6 +77,11 @@ def run_supervised(program: lp.Program, logdir: str) -> int:
   """Starts every node as a process of its own and supervises them; the exit code."""
   # Nodes inherit this and stop if this process dies without stopping them.
   os.environ[launcher_watch.LAUNCHER_PID_VARIABLE] = str(os.getpid())
+  # Node processes run Launchpad's entry script, so the directory we were started in is
+  # not on their import path: put it there, for modules named by import string in the
+  # config (a custom `env.factory`), as `python -m` put it on ours.
+  os.environ['PYTHONPATH'] = os.pathsep.join(
+      [os.getcwd()] + [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p])
   commands = node_commands.program_commands(
       program, stop_grace_resources(program, _STOP_GRACE.value))
   log_dir = os.path.join(logdir, 'logs')

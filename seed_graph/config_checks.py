@@ -132,9 +132,9 @@ def _environment_info(config) -> envs.EnvironmentInfo:
   """Validates `config.env` (naming the key) and reads its specs."""
   try:
     envs.validate_config(config.env)
+    return envs.EnvironmentInfo(config.env)  # Builds one: checks the env's contract.
   except ValueError as e:
     raise ConfigError(str(e)) from None
-  return envs.EnvironmentInfo(config.env)
 
 
 def validate_vtrace_config(config):

@@ -1,8 +1,9 @@
 """Environments, adapted to dm_env, chosen by `config.env.name`.
 
-Every environment has one array observation, a discrete action spec and an attribute
-`frames_per_step` (emulator frames per step, for frame counting). Modules are imported
-only when their environment is asked for, so Football's engine is optional.
+Every environment keeps `seed_graph.envs.contract`: one array observation, a discrete
+action spec and an attribute `frames_per_step` (emulator frames per step, for frame
+counting). Modules are imported only when their environment is asked for, so Football's
+engine is optional. `custom` builds your own environment from an import string.
 """
 
 import importlib
@@ -13,6 +14,7 @@ _MODULES = {
     'cartpole': 'seed_graph.envs.cartpole',
     'atari': 'seed_graph.envs.atari',
     'football': 'seed_graph.envs.football',
+    'custom': 'seed_graph.envs.custom',  # Your own, by import string: env.factory.
 }
 
 

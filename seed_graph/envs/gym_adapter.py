@@ -2,23 +2,37 @@
 
 import dm_env
 from dm_env import specs
+import gymnasium
 import numpy as np
+
+from seed_graph.envs import contract
 
 
 class GymnasiumEnv(dm_env.Environment):
-  """Adapts a gymnasium env with a Box observation and a Discrete action space.
+  """Adapts a gymnasium env with a Box observation and a Discrete action space (others
+  raise `contract.UnsupportedEnvironment`, naming `where` the env came from).
 
   Termination and time-limit truncation both end the episode (`dm_env.termination` vs
   `dm_env.truncation`, so discount 0 vs 1 is kept for users who want it). `frames_per_step`
   is how many emulator frames one step consumes (frame skip), for frame counting.
   """
 
-  def __init__(self, gym_env, seed: int, frames_per_step: int = 1):
+  def __init__(self, gym_env, seed: int, frames_per_step: int = 1,
+               where: str = 'environment'):
     self._env = gym_env
     self._seed = seed
     self._first_reset = True
     self.frames_per_step = frames_per_step
     space = gym_env.observation_space
+    if not isinstance(space, gymnasium.spaces.Box):
+      raise contract.UnsupportedEnvironment(
+          f'{where}: observation space {space} is not supported; only one array (a Box) '
+          'is (dict or tuple observations: gymnasium.wrappers.FlattenObservation)')
+    contract.check_observation(where, space.shape, space.dtype)
+    if not isinstance(gym_env.action_space, gymnasium.spaces.Discrete):
+      raise contract.UnsupportedEnvironment(
+          f'{where}: action space {gym_env.action_space} is not supported; only '
+          'Discrete action spaces are')
     self._observation_spec = specs.Array(space.shape, space.dtype, name='observation')
     self._action_spec = specs.DiscreteArray(int(gym_env.action_space.n), name='action')
 

@@ -11,7 +11,7 @@ parser (importlib) fails there instead.
 Tests run under pytest (tools/bazel/pytest_main.py) with tests/conftest.py.
 """
 
-PROJECT_PACKAGES = ["seed_graph", "launch", "configs", "tests"]
+PROJECT_PACKAGES = ["seed_graph", "launch", "configs", "examples", "tests"]
 
 def _py_srcs(files):
     return [f for f in files if f.extension == "py"]

@@ -1,0 +1,58 @@
+"""Your own environment, without editing this package: `env.name = 'custom'` and
+`env.factory = 'my_package.my_module:make_env'`.
+
+The factory is imported by its import string in every node process (the launcher puts
+its working directory on the nodes' `PYTHONPATH`) and called as
+`make_env(seed=seed, **env.kwargs)`. It returns a `dm_env.Environment` or a
+`gymnasium.Env` that keeps `seed_graph.envs.contract`; anything else fails before
+launch, with a message naming what is unsupported. See `examples/random_walk.py`.
+"""
+
+import importlib
+
+import dm_env
+import gymnasium
+
+from seed_graph.envs import contract
+from seed_graph.envs import gym_adapter
+
+
+def _factory(env_config):
+  spec = env_config.factory
+  if not isinstance(spec, str) or spec.count(':') != 1 or not all(spec.split(':')):
+    raise ValueError(f"env.factory: expected 'package.module:function', got {spec!r}")
+  module_name, function_name = spec.split(':')
+  try:
+    module = importlib.import_module(module_name)
+  except ImportError as error:
+    raise ValueError(f'env.factory: cannot import {module_name!r} ({error}); it must be '
+                     'importable from the directory you launch in') from None
+  function = getattr(module, function_name, None)
+  if not callable(function):
+    raise ValueError(f'env.factory: {module_name!r} has no function {function_name!r}')
+  return function
+
+
+def _kwargs(env_config) -> dict:
+  kwargs = env_config.get('kwargs')
+  return dict(kwargs) if kwargs is not None else {}
+
+
+def validate_config(env_config):
+  unknown = set(env_config.keys()) - {'name', 'factory', 'kwargs'}
+  if unknown:
+    raise ValueError(f'env.{sorted(unknown)[0]}: unknown key for a custom environment '
+                     '(known: factory, kwargs)')
+  _factory(env_config)
+
+
+def make_environment(env_config, seed: int) -> dm_env.Environment:
+  where = f'env.factory={env_config.factory!r}'
+  env = _factory(env_config)(seed=seed, **_kwargs(env_config))
+  if isinstance(env, gymnasium.Env):
+    return gym_adapter.GymnasiumEnv(env, seed, getattr(env, 'frames_per_step', 1), where)
+  if isinstance(env, dm_env.Environment):
+    return contract.check_dm_env(where, env)
+  raise contract.UnsupportedEnvironment(
+      f'{where} returned a {type(env).__name__}; expected a dm_env.Environment or a '
+      'gymnasium.Env')
