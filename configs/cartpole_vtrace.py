@@ -43,7 +43,10 @@ def get_config():
   config.inference = ml_collections.ConfigDict()
   config.inference.batch_size = 64             # Most environments in one inference call.
   config.inference.timeout_us = 2000           # Longest wait for a batch to fill (µs).
-  config.inference.jit_compile = False         # Policy as one XLA program (per padded size).
+  config.inference.jit_compile = True          # Policy as one XLA program (per padded size):
+                                               # 6% faster end to end here, and TF 2.8 leaks
+                                               # ~420 B per non-XLA tf.function call
+                                               # (tensorflow#57982), ~5 MiB/min at this rate.
 
   config.learner = ml_collections.ConfigDict()
   config.learner.batch_size = 32               # Unrolls per training step.

@@ -30,6 +30,7 @@ from launch import node_commands
 from launch import supervisor
 from seed_graph import config_checks
 from seed_graph import launcher_watch
+from seed_graph import metrics as metrics_lib
 from seed_graph.programs import registry
 
 _CONFIG = config_flags.DEFINE_config_file('config', None, 'Experiment config file.',
@@ -118,6 +119,13 @@ def main(argv):
     _fail(str(error))
   if _PRINT_CONFIG.value:
     print(config)
+    return
+  last = metrics_lib.last_record(config.logdir)
+  if last and last.get('frames', 0) >= config.total_environment_frames:
+    # Nothing to do: say so instead of starting every node only to stop them.
+    print(f'{config.logdir} is complete: frames={last["frames"]} >= '
+          f'total_environment_frames={config.total_environment_frames}. Raise '
+          'total_environment_frames to train on.', flush=True)
     return
   os.makedirs(config.logdir, exist_ok=True)
   config_args.write_config(config)

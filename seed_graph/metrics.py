@@ -5,8 +5,25 @@ import json
 import math
 import os
 import time
+from typing import Optional
 
 import tensorflow as tf
+
+
+def last_record(logdir: str) -> Optional[dict]:
+  """The newest line of `<logdir>/metrics.jsonl`, or None if there is none."""
+  path = os.path.join(logdir, 'metrics.jsonl')
+  if not os.path.exists(path):
+    return None
+  last = None
+  with open(path) as f:
+    for line in f:
+      if line.strip():
+        last = line
+  try:
+    return json.loads(last) if last else None
+  except ValueError:
+    return None  # A line cut short by a crash.
 
 
 class MetricsWriter:

@@ -47,6 +47,15 @@ def test_local_mt_trains_then_resumes_from_checkpoint(tmp_path):
   assert _recorded_frames(logdir / 'config.json') == 12000
   assert _recorded_frames(logdir / 'config.previous.json') == 8000
 
+  # The same command again: the run is complete, nothing starts.
+  lines = len(helpers.read_metrics(logdir))
+  result = helpers.run_launch(logdir, '--launch_type=local_mt',
+                              '--config.total_environment_frames=12000', *SMALL)
+  assert result.returncode == 0, result.stderr[-3000:]
+  assert 'is complete: frames=' in result.stdout
+  assert 'launching' not in result.stdout
+  assert len(helpers.read_metrics(logdir)) == lines
+
 
 def _recorded_frames(path):
   with open(path) as f:
