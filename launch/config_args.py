@@ -7,10 +7,13 @@ configs/cartpole_vtrace.py; did you mean learner.learning_rate?`.
 
 `write_config`: every launch records the config it ran with in `<logdir>/config.json`
 (the previous one, from an earlier launch of the same logdir, moves to
-`config.previous.json`).
+`config.previous.json`). `changes_since_last_launch` compares a resumed run's config
+with it: a changed key that shapes the checkpoint (or the replay) fails, others are
+listed.
 """
 
 import difflib
+import json
 import os
 import runpy
 from typing import Iterable, List, Optional
@@ -18,6 +21,11 @@ from typing import Iterable, List, Optional
 import ml_collections
 
 _PREFIX = '--config.'
+# Keys (or sections, ending in '.') a checkpoint or replay of this logdir depends on:
+# the variables' shapes, the environment's observations and actions, the stored
+# sequence layout.
+SHAPE_KEYS = ('algorithm', 'env.', 'network.', 'learner.unroll_length', 'learner.burn_in',
+              'replay.')
 
 
 def dotted_keys(config: ml_collections.ConfigDict, prefix: str = '') -> List[str]:
@@ -66,3 +74,32 @@ def write_config(config: ml_collections.ConfigDict):
     os.replace(path, os.path.join(config.logdir, 'config.previous.json'))
   with open(path, 'w') as f:
     f.write(config.to_json(indent=2) + '\n')
+
+
+def _flat(config_dict: dict, prefix: str = '') -> dict:
+  flat = {}
+  for key, value in config_dict.items():
+    if isinstance(value, dict):
+      flat.update(_flat(value, f'{prefix}{key}.'))
+    else:
+      flat[prefix + key] = value
+  return flat
+
+
+def changes_since_last_launch(config: ml_collections.ConfigDict):
+  """(shape-defining changes, other changes) against `<logdir>/config.json`, each a list
+  of 'key: old -> new'; both empty for a new logdir."""
+  path = os.path.join(config.logdir, 'config.json')
+  if not os.path.exists(path):
+    return [], []
+  with open(path) as f:
+    old = _flat(json.load(f))
+  new = _flat(json.loads(config.to_json()))
+  shape, other = [], []
+  for key in sorted(set(old) | set(new)):
+    if old.get(key) != new.get(key):
+      change = f'{key}: {old.get(key)!r} -> {new.get(key)!r}'
+      defines_shape = any(key == k or (k.endswith('.') and key.startswith(k))
+                          for k in SHAPE_KEYS)
+      (shape if defines_shape else other).append(change)
+  return shape, other

@@ -117,6 +117,12 @@ def main(argv):
     program = registry.make_program(config)  # Validates the config before anything starts.
   except config_checks.ConfigError as error:
     _fail(str(error))
+  shape_changes, other_changes = config_args.changes_since_last_launch(config)
+  if shape_changes:
+    _fail(f'{shape_changes[0]}: this logdir\'s checkpoint was made with the old value; '
+          'use a new --logdir (changed: ' + '; '.join(shape_changes) + ')')
+  for change in other_changes:
+    print(f'resuming with a changed config: {change}', flush=True)
   if _PRINT_CONFIG.value:
     print(config)
     return

@@ -56,6 +56,17 @@ def test_local_mt_trains_then_resumes_from_checkpoint(tmp_path):
   assert 'launching' not in result.stdout
   assert len(helpers.read_metrics(logdir)) == lines
 
+  # A changed key that shapes the checkpoint fails before launch; others are listed.
+  result = helpers.run_launch(logdir, '--print_config', '--config.learner.learning_rate=0.01',
+                              '--config.total_environment_frames=12000', *SMALL)
+  assert result.returncode == 0, result.stderr[-2000:]
+  assert 'resuming with a changed config: learner.learning_rate: ' in result.stdout
+  result = helpers.run_launch(logdir, '--launch_type=local_mt', '--config.network.lstm_size=32',
+                              '--config.total_environment_frames=16000', *SMALL)
+  assert result.returncode == 2
+  assert result.stderr.startswith("error: network.lstm_size: 64 -> 32: this logdir's")
+  assert len(helpers.read_metrics(logdir)) == lines
+
 
 def _recorded_frames(path):
   with open(path) as f:
