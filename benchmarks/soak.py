@@ -27,6 +27,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
 from launch import node_process  # pylint: disable=g-import-not-at-top,wrong-import-position
+from seed_graph import metrics as metrics_lib  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 _MINUTES = flags.DEFINE_float('minutes', 30, 'How long to train before stopping.')
 _CONFIG = flags.DEFINE_string('config', 'configs/cartpole_vtrace.py', 'Config file.')
@@ -60,11 +61,6 @@ def growth_report(samples, base_minute: float) -> dict:
           for name in sorted(last['rss']) if name in base['rss']}
 
 
-def last_metrics(logdir: str) -> dict:
-  with open(os.path.join(logdir, 'metrics.jsonl')) as f:
-    return json.loads(f.readlines()[-1])
-
-
 def main(argv):
   del argv
   logdir = tempfile.mkdtemp(prefix='soak-')
@@ -92,7 +88,7 @@ def main(argv):
       launcher.kill()
   time.sleep(1)
   left = [p.pid for p in nodes if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
-  metrics = last_metrics(logdir)
+  metrics = metrics_lib.last_record(logdir)
   report = {'minutes': _MINUTES.value, 'config': _CONFIG.value, 'actors': _ACTORS.value,
             'frames': metrics['frames'], 'learner_steps': metrics['learner_steps'],
             'launcher_exit_code': launcher.returncode, 'stop_seconds': round(stop_seconds, 1),

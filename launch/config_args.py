@@ -28,18 +28,6 @@ SHAPE_KEYS = ('algorithm', 'env.', 'network.', 'learner.unroll_length', 'learner
               'replay.')
 
 
-def dotted_keys(config: ml_collections.ConfigDict, prefix: str = '') -> List[str]:
-  """Every leaf key of `config`, dotted (`learner.learning_rate`)."""
-  keys = []
-  for key, value in config.items():
-    name = prefix + key
-    if isinstance(value, ml_collections.ConfigDict):
-      keys.extend(dotted_keys(value, name + '.'))
-    else:
-      keys.append(name)
-  return keys
-
-
 def config_file(argv: Iterable[str]) -> Optional[str]:
   for arg in argv:
     if arg.startswith('--config='):
@@ -55,7 +43,7 @@ def unknown_override(argv: List[str]) -> Optional[str]:
     return None
   if not os.path.isfile(path):
     return f'--config={path}: no such file'
-  keys = set(dotted_keys(runpy.run_path(path)['get_config']()))
+  keys = set(_flat(runpy.run_path(path)['get_config']().to_dict()))
   for arg in argv:
     if not arg.startswith(_PREFIX):
       continue
@@ -77,6 +65,7 @@ def write_config(config: ml_collections.ConfigDict):
 
 
 def _flat(config_dict: dict, prefix: str = '') -> dict:
+  """{'learner.learning_rate': value, ...}: every leaf of a nested dict, dotted."""
   flat = {}
   for key, value in config_dict.items():
     if isinstance(value, dict):

@@ -65,7 +65,6 @@ class Supervisor:
     self._logdir = logdir
     self._grace = grace_seconds
     self._policy = policy
-    self._restarts = collections.Counter()
     self._stop_reason: Optional[str] = None
     self._failure: Optional[str] = None
     self._kill_now = False
@@ -144,8 +143,10 @@ class Supervisor:
     delay = self._policy.backoff(state.quick_exits)
     state.restarts += 1
     state.restart_at = time.time() + delay
-    self._restarts[group] += 1
-    restarts.write(self._logdir, dict(self._restarts))
+    counts = collections.Counter()
+    for other in self._nodes:
+      counts[other.command.group] += self._states[other.name].restarts
+    restarts.write(self._logdir, {g: n for g, n in counts.items() if n})
     _say(f'{what}; restarting it in {delay:g} s (restart {state.restarts} of this node)')
 
   def _stop_in_order(self):

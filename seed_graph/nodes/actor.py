@@ -62,7 +62,7 @@ class Actor:
     self._stop_event = stop_event or program_stop.stop_event() or threading.Event()
     self._max_backoff = max_backoff_seconds
     self._groups = env_ids_lib.env_group_slices(len(env_ids), env_groups)
-    self._open = []  # The streams of the current connection, for `_cancel_on_stop`.
+    self._streams = []  # The current connection's streams ([] when not connected).
     self.steps = 0
     self.reconnects = 0
 
@@ -78,7 +78,6 @@ class Actor:
     launcher_watch.watch()
     environments = EnvironmentBatch(self._env_config, self._env_ids, self._seed,
                                     self._is_eval)
-    streams = None
     backoff = 0.1
     finished = threading.Event()
     threading.Thread(target=self._cancel_on_stop, args=(finished,), daemon=True,
@@ -88,13 +87,12 @@ class Actor:
         if self._max_steps is not None and self.steps >= self._max_steps:
           break
         try:
-          streams = streams or self._open_streams(environments)
-          self._step(streams, environments)
+          if not self._streams:
+            self._open_streams(environments)
+          self._step(environments)
         except (grpc.RpcError, StopIteration) as error:
           self._raise_if_rejected(error)
-          for stream in streams or ():
-            stream.close()
-          streams = None
+          self._close_streams()
           self.reconnects += 1
           logging.warning('%s: inference edge unavailable (%s); retrying in %.1fs',
                           self._role, _code(error), backoff)
@@ -105,8 +103,7 @@ class Actor:
         self.steps += 1
     finally:
       finished.set()
-      for stream in streams or ():
-        stream.close()
+      self._close_streams()
       environments.close()
 
   def _cancel_on_stop(self, finished: threading.Event):
@@ -116,7 +113,7 @@ class Actor:
     as the stop came is cancelled on the next pass."""
     while not finished.wait(0.5):
       if self._stop_event.is_set():
-        for stream in list(self._open):
+        for stream in list(self._streams):
           stream.close()
 
   @property
@@ -125,17 +122,21 @@ class Actor:
 
   def _open_streams(self, environments):
     """One stream per env group, each with that group's first request in flight."""
-    self._open = streams = []
+    self._streams = []
     for group in self._groups:
-      streams.append(self._learner.inference.open_stream())
-      streams[-1].send(environments.request(group))
-    return streams
+      self._streams.append(self._learner.inference.open_stream())
+      self._streams[-1].send(environments.request(group))
 
-  def _step(self, streams, environments):
+  def _close_streams(self):
+    streams, self._streams = self._streams, []
+    for stream in streams:
+      stream.close()
+
+  def _step(self, environments):
     """Steps every group with its answer, then sends its next request."""
     # At max_steps, send nothing more: no request is left that we never read.
     last = self._max_steps is not None and self.steps + 1 >= self._max_steps
-    for group, stream in zip(self._groups, streams):
+    for group, stream in zip(self._groups, self._streams):
       environments.step(group, messages.decode_actions(stream.receive()))
       if not last:
         stream.send(environments.request(group))
