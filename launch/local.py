@@ -11,9 +11,14 @@ kills at once.
 Under local_mp (the default) each node is a process that `launch.supervisor` restarts
 when it crashes (see there for the policy); node output goes to the console and to
 `<logdir>/logs/`. Under local_mt the nodes are threads of this process, unsupervised.
+
+Either way the program runs in a network namespace of its own with only loopback
+(`--network=loopback`, the default; see `launch.loopback_network`), and its inference edge
+serves only streams that carry the run's secret, generated here.
 """
 
 import os
+import secrets
 import sys
 
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
@@ -26,11 +31,13 @@ import ml_collections
 from ml_collections import config_flags
 
 from launch import config_args
+from launch import loopback_network
 from launch import node_commands
 from launch import supervisor
 from seed_graph import config_checks
 from seed_graph import launcher_watch
 from seed_graph import metrics as metrics_lib
+from seed_graph.inference import transport
 from seed_graph.programs import registry
 
 _CONFIG = config_flags.DEFINE_config_file('config', None, 'Experiment config file.',
@@ -52,6 +59,12 @@ _PRINT_CONFIG = flags.DEFINE_bool(
     'print_config', False, 'Print the config with every override applied (after its '
     'checks) and exit without launching. Every launch also writes it to '
     '<logdir>/config.json.')
+_NETWORK = flags.DEFINE_enum(
+    'network', 'loopback', ['loopback', 'host'],
+    'loopback: the program runs in a network namespace of its own whose only interface '
+    'is loopback, so no port of it can be reached from outside (see '
+    'launch/loopback_network.py). host: its ports listen on every interface of this '
+    'machine (for an environment that needs the network).')
 flags.mark_flags_as_required(['config', 'logdir'])
 
 # Launchpad 0.5.2 defect: passing any known flag to node processes (PythonProcess args)
@@ -108,6 +121,19 @@ def _fail(message: str):
   sys.exit(2)
 
 
+def _enter_loopback_network():
+  """Re-executes this launcher in a network namespace of its own (once), or warns."""
+  if loopback_network.inside():
+    loopback_network.bring_up_loopback()
+    return
+  # The same command, by this interpreter (argv[0] may be a bare `python`).
+  reason = loopback_network.enter([sys.executable] + sys.orig_argv[1:])
+  print(f'warning: no network of its own for this program ({reason}): its ports listen '
+        'on every interface of this machine, and only the inference edge checks the '
+        'run\'s secret. --network=host says that is intended.', file=sys.stderr,
+        flush=True)
+
+
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {argv[1:]}')
@@ -117,6 +143,8 @@ def main(argv):
     program = registry.make_program(config)  # Validates the config before anything starts.
   except config_checks.ConfigError as error:
     _fail(str(error))
+  if _NETWORK.value == 'loopback':
+    _enter_loopback_network()
   shape_changes, other_changes = config_args.changes_since_last_launch(config)
   if shape_changes:
     _fail(f'{shape_changes[0]}: this logdir\'s checkpoint was made with the old value; '
@@ -141,6 +169,9 @@ def main(argv):
   # TensorFlow reads this when a process imports it: local_mp's node processes, started
   # below, inherit it (under local_mt the nodes share this process's TensorFlow).
   os.environ['TF_ENABLE_ONEDNN_OPTS'] = '1' if config.onednn else '0'
+  # The inference edge serves only streams that carry this (nodes inherit it); a
+  # launcher that starts nodes elsewhere passes its own.
+  os.environ.setdefault(transport.RUN_SECRET_VARIABLE, secrets.token_urlsafe(24))
   if _LAUNCH_TYPE.value == 'local_mp':
     sys.exit(run_supervised(program, config.logdir))
   lp.launch(program, launch_type='local_mt').wait()

@@ -55,6 +55,27 @@ def run_launch(logdir, *flags, timeout=300, env=None, config='configs/cartpole_v
                         env=dict(os.environ, **(env or {})))
 
 
+def latest_checkpoint(logdir) -> str:
+  """The newest checkpoint's name (ckpt-N), or '' if there is none."""
+  path = os.path.join(logdir, 'checkpoints', 'checkpoint')
+  if not os.path.exists(path):
+    return ''
+  with open(path) as f:
+    return f.readline().split('"')[1]  # model_checkpoint_path: "ckpt-N"
+
+
+def run_eval(logdir, *flags, timeout=300):
+  """`python -m launch.eval` on a run's logdir; (completed process, eval.json or None)."""
+  result = subprocess.run([sys.executable, '-m', 'launch.eval', f'--logdir={logdir}', *flags],
+                          cwd=REPO, capture_output=True, text=True, timeout=timeout)
+  path = os.path.join(str(logdir), 'eval.json')
+  summary = None
+  if result.returncode == 0 and os.path.exists(path):
+    with open(path) as f:
+      summary = json.load(f)
+  return result, summary
+
+
 def read_metrics(logdir):
   path = os.path.join(logdir, 'metrics.jsonl')
   if not os.path.exists(path):

@@ -133,3 +133,18 @@ def test_extracted_is_uint8_smm(stacked, channels):
     assert timestep.observation.max() == 255  # Players are drawn at 255.
   finally:
     env.close()
+
+
+def test_frame_draws_the_game_as_a_minimap_even_with_vector_observations():
+  env = football.make_environment(_config(scenario='11_vs_11_easy_stochastic'), seed=4)
+  try:
+    env.reset()
+    first = env.frame()
+    assert first.shape == (288, 384, 3) and first.dtype == np.uint8
+    colors = {tuple(c) for c in first.reshape(-1, 3)}
+    assert set(football.PLANE_COLORS[:3]) <= colors  # Both teams and the ball are drawn.
+    for _ in range(30):
+      env.step(5)  # Players move: the picture changes.
+    assert not np.array_equal(env.frame(), first)
+  finally:
+    env.close()

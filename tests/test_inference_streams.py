@@ -87,6 +87,27 @@ def test_reconnect_replaces_the_old_stream_and_silence_closes_it(server):
     new.infer(_request(4))
 
 
+def test_only_streams_with_the_run_secret_are_served():
+  parser = messages.RequestParser((2,), np.float32, 8, 8, max_rows=4)
+  inference = server_lib.InferenceServer(parser, _answer_zeros, 8, 1000, MAX_CALLERS)
+  port = portpicker.pick_unused_port()
+  inference.start(port, secret='the-run-secret')
+  try:
+    for secret in (None, 'a-wrong-secret', 'the-run-secre', ''):
+      stream = transport.InferenceClient(f'localhost:{port}', secret=secret).open_stream()
+      with pytest.raises(grpc.RpcError) as error:
+        stream.infer(_request(0))
+      assert error.value.code() == grpc.StatusCode.UNAUTHENTICATED, secret
+      assert 'secret' in error.value.details()
+    assert inference.slots.counts() == (0, 0)  # Refused before it held a slot.
+    actor = transport.InferenceClient(f'localhost:{port}',
+                                      secret='the-run-secret').open_stream()
+    assert messages.decode_actions(actor.infer(_request(0))).tolist() == [0, 0]
+    actor.close()
+  finally:
+    inference.shutdown()
+
+
 def test_time_spent_answering_does_not_count_as_idle():
   parser = messages.RequestParser((2,), np.float32, 8, 8, max_rows=4)
   release = threading.Event()

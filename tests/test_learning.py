@@ -22,6 +22,19 @@ def _best_return_within(logdir, frame_budget):
              if m['frames'] <= frame_budget + 1_000)
 
 
+def _check_the_checkpoint_plays_as_the_evaluator_reported(logdir):
+  """launch.eval restores the final checkpoint and plays as well, greedily, as the
+  in-training evaluator reported (the mean of its last 100 episodes, some from earlier
+  and weaker policies, so the restored one may do better, not more than 10% worse)."""
+  reported = helpers.read_metrics(logdir)[-1]['eval_episode_return']
+  result, summary = helpers.run_eval(logdir, '--episodes=10')
+  assert summary, result.stdout[-2000:] + result.stderr[-2000:]
+  assert summary['episodes'] == 10 and len(summary['results']) == 10
+  assert summary['checkpoint'].endswith(helpers.latest_checkpoint(logdir))
+  assert summary['mean_return'] >= 0.9 * min(reported, 450), (summary, reported)
+  assert f'mean return {summary["mean_return"]:g}' in result.stdout
+
+
 @pytest.mark.slow
 def test_cartpole_vtrace_default_config_learns(tmp_path):
   # The embedded default exactly as `scripts/train.sh` runs it (local multiprocessing).
@@ -29,6 +42,7 @@ def test_cartpole_vtrace_default_config_learns(tmp_path):
   for attempt in range(_ATTEMPTS):
     bests.append(_best_return_within(tmp_path / f'cartpole_{attempt}', 500_000))
     if bests[-1] >= 450:
+      _check_the_checkpoint_plays_as_the_evaluator_reported(tmp_path / f'cartpole_{attempt}')
       return
   pytest.fail(f'no run reached a mean return of 450 within 500k frames; best per run: '
               f'{bests}')

@@ -5,6 +5,8 @@ import os
 import signal
 import uuid
 
+import cv2
+import numpy as np
 import psutil
 
 from seed_graph.programs import vtrace
@@ -108,3 +110,21 @@ def test_atari_program_trains_the_resnet_agent(tmp_path):
   assert final['frames'] >= 6000  # 4 frames per agent step (frame skip).
   assert final['learner_steps'] >= 30
   assert final['total_loss'] is not None
+
+  # launch.eval films the trained agent from the raw screen, not the 84x84 input.
+  result, summary = helpers.run_eval(logdir, '--episodes=2', '--max_episode_steps=40',
+                                     f'--video={tmp_path / "films"}')
+  assert summary, result.stdout[-2000:] + result.stderr[-2000:]
+  assert [r['steps'] for r in summary['results']] == [40, 40]
+  assert all(r['truncated'] and r['frames'] == 160 for r in summary['results'])
+  for episode in summary['results']:
+    film = cv2.VideoCapture(episode['video'])
+    frames = []
+    while True:
+      ok, frame = film.read()
+      if not ok:
+        break
+      frames.append(frame)
+    assert len(frames) == 41  # The first observation, then one per step.
+    assert frames[0].shape == (210, 160, 3)
+    assert not np.array_equal(frames[0], frames[-1])  # The game moved.

@@ -21,14 +21,6 @@ def _frames(logdir) -> int:
   return metrics[-1]['frames'] if metrics else 0
 
 
-def _latest_checkpoint(logdir) -> str:
-  path = os.path.join(logdir, 'checkpoints', 'checkpoint')
-  if not os.path.exists(path):
-    return ''
-  with open(path) as f:
-    return f.readline().split('"')[1]  # model_checkpoint_path: "ckpt-N"
-
-
 @pytest.fixture
 def launch(tmp_path):
   """Starts launch.local; afterwards kills whatever the launch left alive."""
@@ -88,7 +80,7 @@ def test_killed_actors_come_back_and_frames_keep_rising(launch):
 def test_killed_learner_resumes_from_its_checkpoint_and_sigterm_stops_all(launch):
   launcher, logdir, marker = launch(
       ENDLESS, '--config.logging.checkpoint_interval_seconds=5', *SMALL)
-  assert helpers.wait_for(lambda: _latest_checkpoint(logdir), 180), \
+  assert helpers.wait_for(lambda: helpers.latest_checkpoint(logdir), 180), \
       helpers.launch_output(logdir)
   learner = helpers.node_processes(marker)['learner/0']
   learner.send_signal(signal.SIGKILL)
@@ -108,11 +100,34 @@ def test_killed_learner_resumes_from_its_checkpoint_and_sigterm_stops_all(launch
   with open(logdir / 'logs' / 'learner_0.log') as f:
     assert 'Resumed from' in f.read()
 
-  checkpoint_before_stop = _latest_checkpoint(logdir)
+  checkpoint_before_stop = helpers.latest_checkpoint(logdir)
   _stop_and_check_nothing_is_left(launcher, logdir, marker, signal.SIGTERM)
   # The learner saved once more as it stopped.
-  assert _latest_checkpoint(logdir) != checkpoint_before_stop
+  assert helpers.latest_checkpoint(logdir) != checkpoint_before_stop
   assert 'stopping: SIGTERM' in helpers.launch_output(logdir)
+
+
+def test_a_killed_replay_comes_back_and_r2d2_training_goes_on(launch):
+  launcher, logdir, marker = launch(
+      ENDLESS, '--config.logging.checkpoint_interval_seconds=5',
+      *helpers.SMALL_R2D2_FLAGS, config='configs/cartpole_r2d2.py')
+
+  def steps():
+    metrics = helpers.read_metrics(logdir)
+    return metrics[-1]['learner_steps'] if metrics else 0
+  assert helpers.wait_for(lambda: steps() >= 20 and helpers.latest_checkpoint(logdir), 240), \
+      helpers.launch_output(logdir)[-4000:]
+  replay = helpers.node_processes(marker)['replay/0']
+  replay.send_signal(signal.SIGKILL)
+  replay.wait(10)
+  steps_at_kill = steps()
+  # Sampling and inserting resume against the new replay (restored from its checkpoint).
+  assert helpers.wait_for(lambda: steps() >= steps_at_kill + 20, 240), \
+      helpers.launch_output(logdir)[-4000:]
+  assert helpers.node_processes(marker)['replay/0'].pid != replay.pid
+  assert helpers.wait_for(
+      lambda: helpers.read_metrics(logdir)[-1].get('restarts_replay') == 1, 30)
+  _stop_and_check_nothing_is_left(launcher, logdir, marker, signal.SIGINT)
 
 
 def test_ctrl_c_saves_the_r2d2_replay_with_the_model(launch):
@@ -125,11 +140,11 @@ def test_ctrl_c_saves_the_r2d2_replay_with_the_model(launch):
     metrics = helpers.read_metrics(logdir)
     return metrics and metrics[-1]['learner_steps'] >= 20
   assert helpers.wait_for(trained, 240), helpers.launch_output(logdir)[-4000:]
-  assert not _latest_checkpoint(logdir)
+  assert not helpers.latest_checkpoint(logdir)
   _stop_and_check_nothing_is_left(launcher, logdir, marker, signal.SIGINT)
   final = helpers.read_metrics(logdir)[-1]
   # The replay was still up when the learner saved: its checkpoint holds the table.
   assert final['replay_size_at_checkpoint'] is not None, 'the replay was not saved'
   assert final['replay_size_at_checkpoint'] == final['replay_size'] > 0
   assert os.listdir(logdir / 'replay')
-  assert _latest_checkpoint(logdir)
+  assert helpers.latest_checkpoint(logdir)

@@ -41,7 +41,9 @@ def make_environment(env_config, seed: int) -> gym_adapter.GymnasiumEnv:
       frameskip=1,  # AtariPreprocessing skips frames and max-pools the last two.
       repeat_action_probability=env_config.sticky_action_probability,
       full_action_space=env_config.full_action_space,
-      max_num_frames_per_episode=env_config.max_episode_frames)
+      max_num_frames_per_episode=env_config.max_episode_frames,
+      # The raw RGB screen for `frame()` (films); drawn only when asked for.
+      render_mode='rgb_array')
   env = AtariPreprocessing(
       raw, noop_max=env_config.noop_max, frame_skip=env_config.frame_skip,
       screen_size=env_config.screen_size, grayscale_obs=True, terminal_on_life_loss=False)

@@ -3,7 +3,9 @@
 The contract: one observation array (any shape, a numeric or bool dtype; dict or tuple
 observations are refused: flatten them into one array first), a discrete action (one of
 `num_values` integers), and optionally an attribute `frames_per_step` (emulator frames a
-step consumes, e.g. the frame skip; 1 if absent) used for frame counting. dm_env
+step consumes, e.g. the frame skip; 1 if absent) used for frame counting, and optionally
+a method `frame()` returning what a person would see, an RGB `uint8 [H, W, 3]` array (or
+None), which `launch.eval --video` films. dm_env
 environments are used as they are; gymnasium environments are adapted
 (`gym_adapter.GymnasiumEnv`) and need a Box observation space and a Discrete action
 space.

@@ -114,6 +114,11 @@ def _import_gfootball():
   return football_env
 
 
+# Colours of `FootballEnv.frame()`: the pitch, then one per mini-map plane.
+PITCH_COLOR = (34, 102, 34)
+PLANE_COLORS = ((230, 60, 60), (70, 130, 255), (255, 255, 255), (255, 220, 0))
+
+
 class FootballEnv(dm_env.Environment):
   """One gfootball game; observations are a single numpy array, actions an int."""
 
@@ -186,6 +191,17 @@ class FootballEnv(dm_env.Environment):
       self._needs_reset = True
       return dm_env.termination(reward, obs)
     return dm_env.transition(reward, obs)
+
+  def frame(self) -> np.ndarray:
+    """The game as gfootball's super mini-map, drawn in RGB at 4x (its 3D renderer needs
+    a display): left team red, right team blue, ball white, active player yellow."""
+    from gfootball.env import observation_preprocessing  # pylint: disable=g-import-not-at-top
+    planes = observation_preprocessing.generate_smm(self._env.unwrapped.observation())[0]
+    image = np.empty(planes.shape[:2] + (3,), np.uint8)
+    image[:] = PITCH_COLOR
+    for plane, color in enumerate(PLANE_COLORS):
+      image[planes[..., plane] > 0] = color
+    return np.repeat(np.repeat(image, 4, axis=0), 4, axis=1)
 
   def observation_spec(self) -> specs.Array:
     return self._obs_spec

@@ -53,6 +53,13 @@ class GymnasiumEnv(dm_env.Environment):
       return dm_env.truncation(reward, observation)
     return dm_env.transition(reward, observation)
 
+  def frame(self):
+    """The screen as RGB (see `contract`), if the env was made with
+    render_mode='rgb_array'; else None."""
+    if getattr(self._env, 'render_mode', None) != 'rgb_array':
+      return None
+    return np.asarray(self._env.render(), np.uint8)
+
   def observation_spec(self):
     return self._observation_spec
 

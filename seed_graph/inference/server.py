@@ -10,7 +10,7 @@ rows padded up to one of at most six bucket sizes, answered with the padding rem
 
 import threading
 import time
-from typing import List
+from typing import List, Optional
 
 from absl import logging
 import grpc
@@ -136,11 +136,13 @@ class InferenceServer:
   def rejected(self) -> int:
     return self._rejections.count
 
-  def start(self, port: int):
+  def start(self, port: int, secret: Optional[str] = None):
+    """Serves on `port`; with a `secret`, only to streams that carry it."""
     self.batcher.start()
     self.slots.start()
     self._server = transport.serve(port, self._serve_stream, self._max_streams,
-                                   self._parse_request.max_message_bytes())
+                                   self._parse_request.max_message_bytes(),
+                                   secret=secret)
 
   def stop_batching(self):
     """Fails waiting and new requests (UNAVAILABLE); the server stays up."""

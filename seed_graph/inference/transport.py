@@ -5,9 +5,11 @@ grpcio's generic handlers (no generated protos), so the method is `/seed_graph.I
 """
 
 import concurrent.futures
+import hmac
+import os
 import queue
 import threading
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Optional
 
 import grpc
 
@@ -20,6 +22,17 @@ MAX_MESSAGE_BYTES = 256 << 20
 # such a peer is noticed within about twice that (UNAVAILABLE at the actor, which then
 # reconnects; the server's stream ends and frees its slot).
 KEEPALIVE_SECONDS = 10.0
+# Who may use the edge: a launcher generates a secret per run and gives it to its nodes in
+# this environment variable; every stream must carry it in its metadata, or it ends with
+# UNAUTHENTICATED before it holds a slot. (Courier's control edge and Reverb, compiled
+# servers, cannot check anything of the kind; see launch/loopback_network.py.)
+RUN_SECRET_VARIABLE = 'SEED_GRAPH_RUN_SECRET'
+SECRET_METADATA_KEY = 'x-seed-graph-run-secret'
+
+
+def run_secret() -> Optional[str]:
+  """This process's run secret (from its launcher), or None outside a launch."""
+  return os.environ.get(RUN_SECRET_VARIABLE) or None
 
 
 def _keepalive_options(seconds: float):
@@ -43,15 +56,31 @@ def _server_keepalive_options(seconds: float):
 StreamHandler = Callable[[Iterator[bytes], grpc.ServicerContext], Iterator[bytes]]
 
 
+def _requiring_secret(handle_stream: StreamHandler, secret: str) -> StreamHandler:
+  expected = secret.encode()
+
+  def handle(requests, context):
+    given = dict(context.invocation_metadata()).get(SECRET_METADATA_KEY, '')
+    if not hmac.compare_digest(given.encode(), expected):  # Constant time.
+      context.abort(grpc.StatusCode.UNAUTHENTICATED,
+                    'this stream does not carry the run\'s secret')
+    yield from handle_stream(requests, context)
+  return handle
+
+
 def serve(port: int, handle_stream: StreamHandler, max_streams: int,
           max_request_bytes: int = MAX_MESSAGE_BYTES,
-          keepalive_seconds: float = KEEPALIVE_SECONDS) -> grpc.Server:
-  """Starts a server on `port` whose Infer stream is `handle_stream`.
+          keepalive_seconds: float = KEEPALIVE_SECONDS,
+          secret: Optional[str] = None) -> grpc.Server:
+  """Starts a server on `port` whose Infer stream is `handle_stream`, for streams that
+  carry `secret` (every stream if it is None).
 
   Each open stream holds one server thread, so `max_streams` must cover every actor and
   evaluator (plus room for reconnects). gRPC itself refuses requests larger than
   `max_request_bytes` (RESOURCE_EXHAUSTED) before they reach the handler.
   """
+  if secret is not None:
+    handle_stream = _requiring_secret(handle_stream, secret)
   handler = grpc.method_handlers_generic_handler('seed_graph.Inference', {
       'Infer': grpc.stream_stream_rpc_method_handler(handle_stream),
   })
@@ -79,10 +108,12 @@ class InferenceStream:
   learner. Errors surface as `grpc.RpcError` from `infer` or `receive`.
   """
 
-  def __init__(self, channel: grpc.Channel):
+  def __init__(self, channel: grpc.Channel, secret: Optional[str] = None):
     self._requests = queue.Queue()
     call = channel.stream_stream(METHOD)
-    self._responses = call(iter(self._requests.get, _CLOSE), wait_for_ready=True)
+    metadata = [(SECRET_METADATA_KEY, secret)] if secret is not None else None
+    self._responses = call(iter(self._requests.get, _CLOSE), metadata=metadata,
+                           wait_for_ready=True)
     self._lock = threading.Lock()
 
   def infer(self, request: bytes) -> bytes:
@@ -102,14 +133,17 @@ class InferenceStream:
 
 
 class InferenceClient:
-  """A channel to the learner's inference edge; opens streams on demand."""
+  """A channel to the learner's inference edge; opens streams (carrying `secret`, if
+  any) on demand."""
 
-  def __init__(self, address: str, keepalive_seconds: float = KEEPALIVE_SECONDS):
+  def __init__(self, address: str, keepalive_seconds: float = KEEPALIVE_SECONDS,
+               secret: Optional[str] = None):
     self.address = address
+    self._secret = secret
     self._channel = grpc.insecure_channel(address, options=[
         ('grpc.max_send_message_length', MAX_MESSAGE_BYTES),
         ('grpc.max_receive_message_length', MAX_MESSAGE_BYTES),
     ] + _keepalive_options(keepalive_seconds))
 
   def open_stream(self) -> InferenceStream:
-    return InferenceStream(self._channel)
+    return InferenceStream(self._channel, self._secret)

@@ -189,6 +189,12 @@ class EnvironmentBatch:
       self._truncations[i] = last and timestep.discount is not None and timestep.discount > 0
       self._observations[i] = env.reset().observation if last else timestep.observation
 
+  def frame(self, index: int):
+    """Environment `index`'s picture (its `frame()`, see `envs.contract`), or None if it
+    draws none."""
+    frame = getattr(self._environments[index], 'frame', None)
+    return frame() if frame else None
+
   def close(self):
     for env in self._environments:
       close = getattr(env, 'close', None)

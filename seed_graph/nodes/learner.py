@@ -29,6 +29,7 @@ from seed_graph import program_stop
 from seed_graph import restarts
 from seed_graph.inference import messages
 from seed_graph.inference import server as server_lib
+from seed_graph.inference import transport
 
 
 class Learner:
@@ -50,15 +51,18 @@ class Learner:
 
     self._learner_steps = tf.Variable(0, dtype=tf.int64, trainable=False)
     self._frames_variable = tf.Variable(0, dtype=tf.int64, trainable=False)
-    checkpoint = tf.train.Checkpoint(learner_steps=self._learner_steps,
-                                     frames=self._frames_variable,
-                                     **self.algorithm.checkpoint_items())
+    self._checkpoint = tf.train.Checkpoint(learner_steps=self._learner_steps,
+                                           frames=self._frames_variable,
+                                           **self.algorithm.checkpoint_items())
     self._checkpoints = tf.train.CheckpointManager(
-        checkpoint, os.path.join(config.logdir, 'checkpoints'), max_to_keep=3)
+        self._checkpoint, os.path.join(config.logdir, 'checkpoints'), max_to_keep=3)
+    self._frames = 0
     if self._checkpoints.latest_checkpoint:
-      checkpoint.restore(self._checkpoints.latest_checkpoint)
+      # Partial until the optimizer's slots exist (they are restored when created, at
+      # the first training step); a learner that never trains (launch.eval) leaves them
+      # unused, which TensorFlow would otherwise warn about, value by value.
+      self.restore(self._checkpoints.latest_checkpoint).expect_partial()
       logging.info('Resumed from %s', self._checkpoints.latest_checkpoint)
-    self._frames = int(self._frames_variable.numpy())
 
     num_envs = env_ids_lib.num_envs(config)
     num_training_envs = env_ids_lib.num_training_envs(config)
@@ -77,6 +81,17 @@ class Learner:
     self._last_losses = {}
     self._metrics = self._progress = None
     self._skipped_updates = 0
+
+  def restore(self, checkpoint_path: str):
+    """Loads a checkpoint of this learner's (the newest is loaded at construction);
+    returns TensorFlow's restore status."""
+    status = self._checkpoint.restore(checkpoint_path)
+    self._frames = int(self._frames_variable.numpy())
+    return status
+
+  @property
+  def learner_steps(self) -> int:
+    return int(self._learner_steps.numpy())
 
   # ---- Inference (the batcher's thread) ------------------------------------------
 
@@ -173,8 +188,9 @@ class Learner:
     return self._stop.is_set() or program_stop.stopping()
 
   def serve(self, port: int):
-    """Starts batching and the inference server on `port`."""
-    self._server.start(port)
+    """Starts batching and the inference server on `port`, for streams that carry this
+    run's secret (when a launcher gave the process one)."""
+    self._server.start(port, transport.run_secret())
 
   def shutdown(self):
     """Stops inference and closes the server (what `run` does last)."""

@@ -22,7 +22,8 @@ class LearnerClient:
 
   def __init__(self, courier_address: str, inference_address: str):
     self._courier_address = courier_address
-    self.inference = transport.InferenceClient(inference_address)
+    self.inference = transport.InferenceClient(inference_address,
+                                               secret=transport.run_secret())
     self._control = None
 
   @property
