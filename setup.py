@@ -17,6 +17,7 @@ setuptools.setup(
         'dm-sonnet==2.0.2',
         'dm-tree',
         'grpcio==1.85.0',
+        'matplotlib==3.8.4',  # launch.plot; 3.9 needs numpy >= 1.23.
         'gymnasium==1.4.0',
         'ale-py==0.12.1',
         'ml-collections',

@@ -9,7 +9,7 @@ import ml_collections
 
 def get_config():
   config = ml_collections.ConfigDict()
-  config.algorithm = 'r2d2'
+  config.algorithm = 'r2d2'                    # The program: 'vtrace' or 'r2d2'.
   config.seed = 0                              # Base seed; actor i uses seed + 1000 * (i + 1).
   config.logdir = ''                           # Set by --logdir of launch.local.
   config.total_environment_frames = 1_000_000  # Stop after this many frames (with frame skip).
@@ -36,7 +36,7 @@ def get_config():
 
   config.exploration = ml_collections.ConfigDict()
   config.exploration.base = 0.4                # Ape-X: env i of N uses base ** (1 + alpha i / (N - 1)).
-  config.exploration.alpha = 7.0
+  config.exploration.alpha = 7.0               # Spread of those epsilons (Ape-X's 7).
 
   config.evaluators = ml_collections.ConfigDict()
   config.evaluators.num = 1                    # Evaluator processes (0 for none).
@@ -64,12 +64,12 @@ def get_config():
   config.learner.burn_in = 10                  # Steps that only warm up the LSTM (no gradient).
   config.learner.unroll_length = 20            # Trained steps; sequences hold burn_in + this + 1.
   config.learner.n_step = 5                    # n of the n-step double-Q targets.
-  config.learner.discount = 0.99
+  config.learner.discount = 0.99               # Per agent step.
   config.learner.target_update_period = 200    # Learner steps between target-network copies.
   config.learner.learning_rate = 1e-3          # Adam step size.
-  config.learner.adam_epsilon = 1e-3
+  config.learner.adam_epsilon = 1e-3           # Adam's denominator epsilon.
   config.learner.gradient_clip_norm = 40.0     # Global-norm gradient clipping; 0 disables.
-  config.learner.importance_sampling_exponent = 0.6
+  config.learner.importance_sampling_exponent = 0.6  # Prioritized replay's beta.
   config.learner.priority_eta = 0.9            # priority = eta * max|td| + (1 - eta) * mean|td|.
   config.learner.value_rescale_eps = 1e-3      # eps of h(x) = sign(x)(sqrt(|x|+1)-1) + eps x.
 

@@ -11,7 +11,7 @@ import ml_collections
 
 def get_config():
   config = ml_collections.ConfigDict()
-  config.algorithm = 'vtrace'
+  config.algorithm = 'vtrace'                  # The program: 'vtrace' or 'r2d2'.
   config.seed = 0                              # Base seed; actor i uses seed + 1000 * (i + 1).
   config.logdir = ''                           # Set by --logdir of launch.local.
   config.total_environment_frames = 500_000    # Stop after this many frames (with frame skip).
@@ -55,10 +55,10 @@ def get_config():
   config.learner.queue_max_bytes = 2 << 30     # Refuse configs whose queue would exceed this.
   config.learner.learning_rate = 2e-3          # Adam step size.
   config.learner.learning_rate_decay = True    # Linear decay to 0 at total_environment_frames.
-  config.learner.adam_beta1 = 0.9
-  config.learner.adam_beta2 = 0.999
-  config.learner.adam_epsilon = 1e-7
-  config.learner.discount = 0.99
+  config.learner.adam_beta1 = 0.9              # Adam's first-moment decay.
+  config.learner.adam_beta2 = 0.999            # Adam's second-moment decay.
+  config.learner.adam_epsilon = 1e-7           # Adam's denominator epsilon.
+  config.learner.discount = 0.99               # Per agent step.
   config.learner.baseline_cost = 0.5           # Weight of 0.5 * squared V-trace value error.
   config.learner.entropy_cost = 0.003          # Weight of the entropy bonus.
   config.learner.lambda_ = 1.0                 # V-trace lambda.
@@ -77,5 +77,6 @@ def get_config():
   config.logging.interval_seconds = 5.0        # Seconds between metrics.jsonl lines.
   config.logging.return_window = 100           # Episodes in each mean return (training and
                                                # evaluation alike).
-  config.logging.checkpoint_interval_seconds = 120.0
+  config.logging.checkpoint_interval_seconds = 120.0  # Between checkpoints; Ctrl-C and
+                                                    # SIGTERM also save.
   return config

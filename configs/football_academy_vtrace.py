@@ -16,10 +16,10 @@ def get_config():
 
   config.env = ml_collections.ConfigDict()
   config.env.name = 'football'
-  config.env.scenario = 'academy_empty_goal_close'
-  config.env.representation = 'simple115v2'
-  config.env.rewards = 'scoring'
-  config.env.stacked = False
+  config.env.scenario = 'academy_empty_goal_close'  # Score into an empty goal, close by.
+  config.env.representation = 'simple115v2'         # 115 floats: positions, ball, ...
+  config.env.rewards = 'scoring'                    # +1 a goal.
+  config.env.stacked = False                        # Only for SMM observations.
 
   config.network.torso = 'mlp'
   config.network.mlp_sizes = (128, 128)

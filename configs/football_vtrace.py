@@ -52,5 +52,5 @@ def get_config():
   config.learner.reward_scale = 1.0
 
   config.logging.interval_seconds = 30.0
-  config.logging.checkpoint_interval_seconds = 600.0
+  config.logging.checkpoint_interval_seconds = 120.0  # Model and optimizer only: cheap.
   return config

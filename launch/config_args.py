@@ -43,7 +43,7 @@ def unknown_override(argv: List[str]) -> Optional[str]:
     return None
   if not os.path.isfile(path):
     return f'--config={path}: no such file'
-  keys = set(_flat(runpy.run_path(path)['get_config']().to_dict()))
+  keys = set(flat_keys(runpy.run_path(path)['get_config']().to_dict()))
   for arg in argv:
     if not arg.startswith(_PREFIX):
       continue
@@ -64,12 +64,12 @@ def write_config(config: ml_collections.ConfigDict):
     f.write(config.to_json(indent=2) + '\n')
 
 
-def _flat(config_dict: dict, prefix: str = '') -> dict:
+def flat_keys(config_dict: dict, prefix: str = '') -> dict:
   """{'learner.learning_rate': value, ...}: every leaf of a nested dict, dotted."""
   flat = {}
   for key, value in config_dict.items():
     if isinstance(value, dict):
-      flat.update(_flat(value, f'{prefix}{key}.'))
+      flat.update(flat_keys(value, f'{prefix}{key}.'))
     else:
       flat[prefix + key] = value
   return flat
@@ -82,8 +82,8 @@ def changes_since_last_launch(config: ml_collections.ConfigDict):
   if not os.path.exists(path):
     return [], []
   with open(path) as f:
-    old = _flat(json.load(f))
-  new = _flat(json.loads(config.to_json()))
+    old = flat_keys(json.load(f))
+  new = flat_keys(json.loads(config.to_json()))
   shape, other = [], []
   for key in sorted(set(old) | set(new)):
     if old.get(key) != new.get(key):

@@ -20,6 +20,7 @@ serves only streams that carry the run's secret, generated here.
 import os
 import secrets
 import sys
+import time
 
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 
@@ -31,8 +32,12 @@ import ml_collections
 from ml_collections import config_flags
 
 from launch import config_args
+from launch import config_doc
+from launch import console as console_lib
 from launch import loopback_network
 from launch import node_commands
+from launch import program_graph
+from launch import status
 from launch import supervisor
 from seed_graph import config_checks
 from seed_graph import launcher_watch
@@ -40,8 +45,9 @@ from seed_graph import metrics as metrics_lib
 from seed_graph.inference import transport
 from seed_graph.programs import registry
 
-_CONFIG = config_flags.DEFINE_config_file('config', None, 'Experiment config file.',
-                                          lock_config=False)
+_CONFIG = config_flags.DEFINE_config_file(
+    'config', None, 'Experiment config file; --print_config lists its keys, values and '
+    'documentation.', lock_config=False)
 _LOGDIR = flags.DEFINE_string('logdir', None, 'Directory for metrics, summaries and '
                               'checkpoints; an existing one is resumed.')
 _LAUNCH_TYPE = flags.DEFINE_enum('launch_type', 'local_mp', ['local_mp', 'local_mt'],
@@ -56,9 +62,15 @@ _STOP_GRACE = flags.DEFINE_integer(
     'own 10 s is shorter than one Atari R2D2 learner step on a small machine.',
     lower_bound=1)
 _PRINT_CONFIG = flags.DEFINE_bool(
-    'print_config', False, 'Print the config with every override applied (after its '
-    'checks) and exit without launching. Every launch also writes it to '
+    'print_config', False, 'List every key of the config with its value (overrides '
+    'applied, after its checks) and the comment that documents it in the config file, '
+    'and exit without launching. Every launch also writes the config to '
     '<logdir>/config.json.')
+_CONSOLE = flags.DEFINE_enum(
+    'console', 'status', ['status', 'all'],
+    'local_mp: status shows a status line, the launcher\'s messages and the nodes\' '
+    'warnings, errors and tracebacks (each node\'s whole output is in '
+    '<logdir>/logs/); all also shows every line of every node.')
 _NETWORK = flags.DEFINE_enum(
     'network', 'loopback', ['loopback', 'host'],
     'loopback: the program runs in a network namespace of its own whose only interface '
@@ -87,8 +99,9 @@ def stop_grace_resources(program: lp.Program, grace_seconds: int):
           for label in program.groups}
 
 
-def run_supervised(program: lp.Program, logdir: str) -> int:
-  """Starts every node as a process of its own and supervises them; the exit code."""
+def run_supervised(program: lp.Program, config) -> int:
+  """Starts every node as a process of its own and supervises them, under a status
+  line; the exit code."""
   # Nodes inherit this and stop if this process dies without stopping them.
   os.environ[launcher_watch.LAUNCHER_PID_VARIABLE] = str(os.getpid())
   # Node processes run Launchpad's entry script, so the directory we were started in is
@@ -98,11 +111,21 @@ def run_supervised(program: lp.Program, logdir: str) -> int:
       [os.getcwd()] + [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p])
   commands = node_commands.program_commands(
       program, stop_grace_resources(program, _STOP_GRACE.value))
-  log_dir = os.path.join(logdir, 'logs')
+  log_dir = os.path.join(config.logdir, 'logs')
   os.makedirs(log_dir, exist_ok=True)
-  policy = supervisor.RestartPolicy(max_restarts=_MAX_RESTARTS.value)
-  return supervisor.Supervisor(commands, log_dir, logdir, _STOP_GRACE.value,
-                               policy).run()
+  console = console_lib.Console(show_all=_CONSOLE.value == 'all')
+  console.line(f'node output: {log_dir}/<group>_<index>.log')
+  reporter = status.StatusReporter(
+      program.groups['learner'][0].control_address(),
+      status.RunStatus(config.total_environment_frames, config.inference.batch_size,
+                       started=time.monotonic()), console)
+  reporter.start()
+  try:
+    return supervisor.Supervisor(
+        commands, log_dir, config.logdir, _STOP_GRACE.value,
+        supervisor.RestartPolicy(max_restarts=_MAX_RESTARTS.value), console).run()
+  finally:
+    reporter.stop()
 
 
 def parse_flags(argv):
@@ -143,6 +166,9 @@ def main(argv):
     program = registry.make_program(config)  # Validates the config before anything starts.
   except config_checks.ConfigError as error:
     _fail(str(error))
+  if _PRINT_CONFIG.value:
+    print(config_doc.documented(config, config_args.config_file(sys.argv)))
+    return
   if _NETWORK.value == 'loopback':
     _enter_loopback_network()
   shape_changes, other_changes = config_args.changes_since_last_launch(config)
@@ -151,9 +177,6 @@ def main(argv):
           'use a new --logdir (changed: ' + '; '.join(shape_changes) + ')')
   for change in other_changes:
     print(f'resuming with a changed config: {change}', flush=True)
-  if _PRINT_CONFIG.value:
-    print(config)
-    return
   last = metrics_lib.last_record(config.logdir)
   if last and last.get('frames', 0) >= config.total_environment_frames:
     # Nothing to do: say so instead of starting every node only to stop them.
@@ -163,8 +186,14 @@ def main(argv):
     return
   os.makedirs(config.logdir, exist_ok=True)
   config_args.write_config(config)
+  picture = program_graph.write(program, os.path.join(config.logdir, 'program'))[-1]
   print(f'launching {program.name}: {sum(len(n) for n in program.groups.values())} nodes, '
-        f'logdir {config.logdir}', flush=True)
+        f'logdir {config.logdir} (the program: {picture})', flush=True)
+  overrides = [arg[len('--config.'):] for arg in sys.argv if arg.startswith('--config.')]
+  print(f'config: {config_args.config_file(sys.argv)}'
+        + (f' with {", ".join(overrides)}' if overrides else '')
+        + f'; every key in {config.logdir}/config.json (--print_config documents them)',
+        flush=True)
   flags.FLAGS.lp_termination_notice_secs = _STOP_GRACE.value  # This process's manager.
   # TensorFlow reads this when a process imports it: local_mp's node processes, started
   # below, inherit it (under local_mt the nodes share this process's TensorFlow).
@@ -173,7 +202,7 @@ def main(argv):
   # launcher that starts nodes elsewhere passes its own.
   os.environ.setdefault(transport.RUN_SECRET_VARIABLE, secrets.token_urlsafe(24))
   if _LAUNCH_TYPE.value == 'local_mp':
-    sys.exit(run_supervised(program, config.logdir))
+    sys.exit(run_supervised(program, config))
   lp.launch(program, launch_type='local_mt').wait()
 
 

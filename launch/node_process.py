@@ -1,7 +1,8 @@
 """One node's process, started (and restarted) from its command by `launch.supervisor`.
 
-Its output (stdout and stderr) goes to the console, each line prefixed with the node's
-name, and to `<logdir>/logs/<group>_<index>.log`, appended across restarts. It runs in
+Its output (stdout and stderr) goes to `<logdir>/logs/<group>_<index>.log`, appended
+across restarts, and what a person must see of it (`launch.console`) to the console,
+each line prefixed with the node's name. It runs in
 a session of its own, so a Ctrl-C in the terminal reaches the launcher only, and the
 launcher stops nodes in order.
 """
@@ -9,25 +10,25 @@ launcher stops nodes in order.
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from typing import Optional
 
 import psutil
 
+from launch import console as console_lib
 from launch import node_commands
 
 NODE_NAME_VARIABLE = 'SEED_GRAPH_NODE'
-
-_console_lock = threading.Lock()
 
 
 class NodeProcess:
   """`start()`, then `exit_code()` (None while running), `terminate()`, `kill()`."""
 
-  def __init__(self, command: node_commands.NodeCommand, log_dir: str):
+  def __init__(self, command: node_commands.NodeCommand, log_dir: str,
+               console: console_lib.Console):
     self.command = command
+    self._console = console
     self.log_path = os.path.join(log_dir, command.name.replace('/', '_') + '.log')
     self._process: Optional[subprocess.Popen] = None
     self._pump: Optional[threading.Thread] = None
@@ -88,13 +89,11 @@ class NodeProcess:
       self._pump.join(timeout)
 
   def _copy_output(self, pipe):
-    prefix = f'[{self.name}] '.encode()
+    shown = console_lib.ConsoleFilter()  # A new process: no traceback under way.
     with open(self.log_path, 'ab', buffering=0) as log:
       for line in iter(pipe.readline, b''):
         log.write(line)
         # Launchpad's stop countdown ends its lines with \r only.
-        lines = line.replace(b'\r', b'\n').splitlines(keepends=True)
-        with _console_lock:
-          sys.stdout.buffer.write(b''.join(prefix + part for part in lines))
-          sys.stdout.buffer.flush()
+        for part in line.replace(b'\r', b'\n').splitlines():
+          self._console.node_line(self.name, part.decode(errors='replace'), shown)
     pipe.close()

@@ -26,6 +26,7 @@ import signal
 import time
 from typing import Dict, List, Optional, Sequence
 
+from launch import console as console_lib
 from launch import node_commands
 from launch import node_process
 from seed_graph import restarts
@@ -59,8 +60,10 @@ class Supervisor:
 
   def __init__(self, commands: Sequence[node_commands.NodeCommand], log_dir: str,
                logdir: str, grace_seconds: float,
-               policy: RestartPolicy = RestartPolicy()):
-    self._nodes = [node_process.NodeProcess(c, log_dir) for c in commands]
+               policy: RestartPolicy = RestartPolicy(),
+               console: Optional[console_lib.Console] = None):
+    self._console = console or console_lib.Console()
+    self._nodes = [node_process.NodeProcess(c, log_dir, self._console) for c in commands]
     self._states: Dict[str, _NodeState] = {n.name: _NodeState() for n in self._nodes}
     self._logdir = logdir
     self._grace = grace_seconds
@@ -78,7 +81,7 @@ class Supervisor:
       while self._stop_reason is None:
         self._check_nodes()
         time.sleep(0.2)
-      _say(f'stopping: {self._stop_reason}')
+      self._say(f'stopping: {self._stop_reason}')
       self._stop_in_order()
     finally:
       for node in self._nodes:
@@ -88,13 +91,13 @@ class Supervisor:
       for signum, handler in previous.items():
         signal.signal(signum, handler)
     if self._failure:
-      _say(f'FAILED: {self._failure}')
+      self._say(f'FAILED: {self._failure}')
       return 1
     return 0
 
   def _on_interrupt(self, *_):
     if self._stop_reason is not None:
-      _say('second Ctrl-C: killing every node now')
+      self._say('second Ctrl-C: killing every node now')
       self._kill_now = True
     else:
       self._request_stop(f'Ctrl-C (again to kill at once; nodes get {self._grace:g} s)')
@@ -147,7 +150,7 @@ class Supervisor:
     for other in self._nodes:
       counts[other.command.group] += self._states[other.name].restarts
     restarts.write(self._logdir, {g: n for g, n in counts.items() if n})
-    _say(f'{what}; restarting it in {delay:g} s (restart {state.restarts} of this node)')
+    self._say(f'{what}; restarting it in {delay:g} s (restart {state.restarts} of this node)')
 
   def _stop_in_order(self):
     deadline = time.time() + self._grace
@@ -159,7 +162,10 @@ class Supervisor:
         time.sleep(0.1)
     left = [node.name for node in self._nodes if node.running()]
     if left:
-      _say(f'killing nodes that did not stop within {self._grace:g} s: {left}')
+      self._say(f'killing nodes that did not stop within {self._grace:g} s: {left}')
+
+  def _say(self, message: str):
+    self._console.line(f'[launcher] {message}')
 
   def _stop_steps(self) -> List[List[node_process.NodeProcess]]:
     acting = [n for n in self._nodes if n.command.group in ACTING_GROUPS]
@@ -176,6 +182,3 @@ def _describe(code: int) -> str:
       return f'killed by signal {-code}'
   return f'exit code {code}'
 
-
-def _say(message: str):
-  print(f'[launcher] {message}', flush=True)

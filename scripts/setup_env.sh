@@ -11,6 +11,15 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$repo/.venv"
 stamp="$venv/.seed_graph_stamp"
 
+# Graphviz draws the pictures of programs (launch/program_graph.py); without it they are
+# written as DOT only. Installed here when we may (root with apt-get), else left alone.
+if ! command -v dot >/dev/null && command -v apt-get >/dev/null && [[ $(id -u) -eq 0 ]]; then
+  echo "setup_env: installing graphviz (apt-get)" >&2
+  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends graphviz >/dev/null \
+    || echo "setup_env: could not install graphviz; program pictures stay DOT only" >&2
+fi
+
 want_stamp="$(cat "$repo/requirements/constraints.txt" "$repo/setup.py" | sha256sum | cut -d' ' -f1)"
 if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want_stamp" ]]; then
   exit 0

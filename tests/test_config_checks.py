@@ -179,6 +179,11 @@ def test_print_config_shows_overrides_and_launches_nothing(tmp_path):
   result = helpers.run_launch(logdir, '--print_config', '--config.learner.batch_size=8',
                               timeout=120)
   assert result.returncode == 0, result.stderr[-2000:]
-  assert 'batch_size: 8' in result.stdout
+  lines = result.stdout.splitlines()
+  # Every key, with its value and the comment that documents it in the config file.
+  assert any(line.startswith('learner.batch_size = 8 ') and
+             line.endswith('# Unrolls per training step.') for line in lines), lines
+  assert any(line.startswith("env.name = 'cartpole' ") for line in lines)
+  assert len(lines) >= 40
   assert 'launching' not in result.stdout
   assert not os.path.exists(logdir)

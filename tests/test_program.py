@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import signal
 import uuid
 
@@ -86,6 +87,14 @@ def test_local_mp_nodes_stop_and_save_when_the_launcher_is_killed(tmp_path):
     assert not (logdir / 'checkpoints' / 'checkpoint').exists()  # None yet: every 120 s.
     others = list(helpers.node_processes(marker).values())
     assert len(others) == 4
+    # The console (a file here): status lines, not the nodes' informational output.
+    assert helpers.wait_for(
+        lambda: re.search(r'^\d:\d\d:\d\d \| [\d.]+k?/100M frames \(0%\) \| ',
+                          helpers.launch_output(logdir), re.M), 30), \
+        helpers.launch_output(logdir)
+    assert 'Binding:' not in helpers.launch_output(logdir)
+    with open(logdir / 'logs' / 'learner_0.log') as f:
+      assert 'Binding: get_stats' in f.read()  # It is in the node's log.
   finally:
     launcher.send_signal(signal.SIGKILL)  # No clean-up by the launcher at all.
     launcher.wait()

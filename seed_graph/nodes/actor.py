@@ -31,6 +31,9 @@ _RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED,
               grpc.StatusCode.INTERNAL, grpc.StatusCode.RESOURCE_EXHAUSTED)
 
 
+_QUIET_OUTAGE_SECONDS = 5.0
+
+
 def new_run_ids(count: int) -> np.ndarray:
   """Random non-zero int64 ids, one per environment of this actor run."""
   ids = np.frombuffer(os.urandom(8 * count), dtype=np.int64) & np.int64(0x7FFFFFFFFFFFFFFF)
@@ -78,7 +81,7 @@ class Actor:
     launcher_watch.watch()
     environments = EnvironmentBatch(self._env_config, self._env_ids, self._seed,
                                     self._is_eval)
-    backoff = 0.1
+    backoff, unavailable_since = 0.1, None
     finished = threading.Event()
     threading.Thread(target=self._cancel_on_stop, args=(finished,), daemon=True,
                      name='cancel-on-stop').start()
@@ -94,12 +97,17 @@ class Actor:
           self._raise_if_rejected(error)
           self._close_streams()
           self.reconnects += 1
-          logging.warning('%s: inference edge unavailable (%s); retrying in %.1fs',
-                          self._role, _code(error), backoff)
+          unavailable_since = unavailable_since or time.time()
+          # Short outages are routine (a run's end, a learner restart's first seconds):
+          # a warning only once one lasts.
+          log = (logging.warning if time.time() - unavailable_since > _QUIET_OUTAGE_SECONDS
+                 else logging.info)
+          log('%s: inference edge unavailable (%s); retrying in %.1fs', self._role,
+              _code(error), backoff)
           self._sleep(backoff)
           backoff = min(backoff * 2, self._max_backoff)
           continue
-        backoff = 0.1
+        backoff, unavailable_since = 0.1, None
         self.steps += 1
     finally:
       finished.set()

@@ -53,6 +53,11 @@ class LearnerNode(courier_node.CourierNode):
     self._inference_address = lp_address.Address(INFERENCE_PORT_NAME)
     self.allocate_address(self._inference_address)
 
+  def control_address(self) -> str:
+    """The control edge's `host:port` (once the program's addresses are bound), for a
+    launcher's own calls such as `get_stats`."""
+    return self._address.resolve()
+
   def create_handle(self) -> LearnerHandle:
     return self._track_handle(LearnerHandle(self._address, self._inference_address))
 

@@ -1,0 +1,94 @@
+r"""A picture of a program: its nodes grouped by kind, each edge labelled with what
+travels on it, as Graphviz DOT (and SVG, where Graphviz's `dot` is installed).
+
+  python -m launch.program_graph --config=configs/cartpole_r2d2.py --output=/tmp/r2d2 \
+      [--config.actors.num=4 ...]
+
+writes /tmp/r2d2.dot and /tmp/r2d2.svg. `launch.local` writes the same picture of the
+program it starts to `<logdir>/program.dot` (and `.svg`). An edge points from the node
+that calls to the node that serves, as the program's handles say.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+from typing import List
+
+from absl import app
+from absl import flags
+import launchpad as lp
+from ml_collections import config_flags
+
+# What travels on an edge, by the type of the handle the calling node holds.
+EDGE_LABELS = {
+    'LearnerHandle': 'inference stream (gRPC)\\ncontrol (Courier)',
+    'ReverbHandle': 'Reverb (insert, sample, priorities)',
+    'CourierHandle': 'Courier',
+}
+
+
+def _node_names(program: lp.Program):
+  return {id(node): f'{group}/{index}' for group, nodes in program.groups.items()
+          for index, node in enumerate(nodes)}
+
+
+def program_dot(program: lp.Program) -> str:
+  """The program as a DOT digraph: one cluster per group, one edge per handle."""
+  names = _node_names(program)
+  served_by = {}
+  for group, nodes in program.groups.items():
+    for node in nodes:
+      # Launchpad 0.5.2 keeps no public record of which node made a handle.
+      for handle in node._created_handles:  # pylint: disable=protected-access
+        served_by[id(handle)] = names[id(node)]
+  lines = [f'digraph "{program.name}" {{', '  rankdir=LR;',
+           '  node [shape=box, style=rounded, fontname="Helvetica"];',
+           '  edge [fontname="Helvetica", fontsize=10];']
+  for group, nodes in program.groups.items():
+    kind = type(nodes[0]).__name__
+    lines.append(f'  subgraph "cluster_{group}" {{')
+    lines.append(f'    label="{group} ({len(nodes)} x {kind})";')
+    for index in range(len(nodes)):
+      lines.append(f'    "{group}/{index}";')
+    lines.append('  }')
+  for group, nodes in program.groups.items():
+    for node in nodes:
+      for handle in node.input_handles:
+        label = EDGE_LABELS.get(type(handle).__name__, type(handle).__name__)
+        server = served_by.get(id(handle), '?')
+        lines.append(f'  "{names[id(node)]}" -> "{server}" [label="{label}"];')
+  lines.append('}')
+  return '\n'.join(lines) + '\n'
+
+
+def write(program: lp.Program, path_stem: str) -> List[str]:
+  """Writes `<path_stem>.dot`, and `.svg` if Graphviz is installed; the paths written."""
+  os.makedirs(os.path.dirname(os.path.abspath(path_stem)), exist_ok=True)
+  written = [path_stem + '.dot']
+  with open(written[0], 'w') as f:
+    f.write(program_dot(program))
+  if shutil.which('dot'):
+    result = subprocess.run(['dot', '-Tsvg', written[0], '-o', path_stem + '.svg'],
+                            capture_output=True, text=True, check=False)
+    if result.returncode == 0:
+      written.append(path_stem + '.svg')
+  return written
+
+
+def main(argv):
+  del argv
+  from seed_graph.programs import registry  # pylint: disable=g-import-not-at-top
+  config = _CONFIG.value
+  config.logdir = config.get('logdir') or '/tmp/seed_graph_program_graph'
+  paths = write(registry.make_program(config), _OUTPUT.value)
+  print('wrote ' + ', '.join(paths) + ('' if len(paths) > 1 else
+        ' (install Graphviz for an SVG: apt-get install graphviz)'), flush=True)
+
+
+if __name__ == '__main__':
+  _CONFIG = config_flags.DEFINE_config_file('config', None, 'Experiment config file.',
+                                            lock_config=False)
+  _OUTPUT = flags.DEFINE_string('output', 'program', 'Path without extension.')
+  flags.mark_flags_as_required(['config'])
+  sys.exit(app.run(main))
