@@ -20,15 +20,12 @@ serves only streams that carry the run's secret, generated here.
 import os
 import secrets
 import sys
-import time
 
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
 import launchpad as lp
-from launchpad.nodes.python import local_multi_processing
-import ml_collections
 from ml_collections import config_flags
 
 from launch import config_args
@@ -36,11 +33,9 @@ from launch import config_doc
 from launch import console as console_lib
 from launch import loopback_network
 from launch import node_commands
+from launch import node_runner
 from launch import program_graph
-from launch import status
-from launch import supervisor
 from seed_graph import config_checks
-from seed_graph import launcher_watch
 from seed_graph import metrics as metrics_lib
 from seed_graph.inference import transport
 from seed_graph.programs import registry
@@ -79,53 +74,14 @@ _NETWORK = flags.DEFINE_enum(
     'machine (for an environment that needs the network).')
 flags.mark_flags_as_required(['config', 'logdir'])
 
-# Launchpad 0.5.2 defect: passing any known flag to node processes (PythonProcess args)
-# looks up a flag `lp_dummy_config` that launchpad never defines (KeyError). Defining
-# it here, unused, makes `stop_grace_resources` below work.
-if 'lp_dummy_config' not in flags.FLAGS:
-  config_flags.DEFINE_config_dict('lp_dummy_config', ml_collections.ConfigDict(),
-                                  'Unused; works around a Launchpad 0.5.2 defect.')
-
-
-def stop_grace_resources(program: lp.Program, grace_seconds: int):
-  """local_mp launch configs that give every node `grace_seconds` to stop.
-
-  Launchpad 0.5.2 reads `--lp_termination_notice_secs` in each process's own worker
-  manager (the launcher and every node), so the value must reach the node processes
-  as a command-line argument, not only this process's flags.
-  """
-  return {label: local_multi_processing.PythonProcess(
-              args={'lp_termination_notice_secs': grace_seconds})
-          for label in program.groups}
-
-
 def run_supervised(program: lp.Program, config) -> int:
   """Starts every node as a process of its own and supervises them, under a status
   line; the exit code."""
-  # Nodes inherit this and stop if this process dies without stopping them.
-  os.environ[launcher_watch.LAUNCHER_PID_VARIABLE] = str(os.getpid())
-  # Node processes run Launchpad's entry script, so the directory we were started in is
-  # not on their import path: put it there, for modules named by import string in the
-  # config (a custom `env.factory`), as `python -m` put it on ours.
-  os.environ['PYTHONPATH'] = os.pathsep.join(
-      [os.getcwd()] + [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p])
   commands = node_commands.program_commands(
-      program, stop_grace_resources(program, _STOP_GRACE.value))
-  log_dir = os.path.join(config.logdir, 'logs')
-  os.makedirs(log_dir, exist_ok=True)
-  console = console_lib.Console(show_all=_CONSOLE.value == 'all')
-  console.line(f'node output: {log_dir}/<group>_<index>.log')
-  reporter = status.StatusReporter(
-      program.groups['learner'][0].control_address(),
-      status.RunStatus(config.total_environment_frames, config.inference.batch_size,
-                       started=time.monotonic()), console)
-  reporter.start()
-  try:
-    return supervisor.Supervisor(
-        commands, log_dir, config.logdir, _STOP_GRACE.value,
-        supervisor.RestartPolicy(max_restarts=_MAX_RESTARTS.value), console).run()
-  finally:
-    reporter.stop()
+      program, node_commands.stop_grace_resources(program, _STOP_GRACE.value))
+  return node_runner.run_nodes(
+      commands, config, program.groups['learner'][0].control_address(), _STOP_GRACE.value,
+      _MAX_RESTARTS.value, console_lib.Console(show_all=_CONSOLE.value == 'all'))
 
 
 def parse_flags(argv):

@@ -6,10 +6,14 @@ runs them instead.
 """
 
 import dataclasses
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Tuple
 
+from absl import flags
 from launchpad import context
 import launchpad as lp
+from launchpad.nodes.python import local_multi_processing
+import ml_collections
+from ml_collections import config_flags
 
 
 @dataclasses.dataclass(frozen=True)
@@ -20,13 +24,40 @@ class NodeCommand:
   env: Dict[str, str]
 
 
+# Launchpad 0.5.2 defect: passing any known flag to node processes (PythonProcess args)
+# looks up a flag `lp_dummy_config` that launchpad never defines (KeyError). Defining
+# it here, unused, makes `stop_grace_resources` work.
+if 'lp_dummy_config' not in flags.FLAGS:
+  config_flags.DEFINE_config_dict('lp_dummy_config', ml_collections.ConfigDict(),
+                                  'Unused; works around a Launchpad 0.5.2 defect.')
+
+
+def stop_grace_resources(program: lp.Program, grace_seconds: int):
+  """local_mp launch configs that give every node `grace_seconds` to stop.
+
+  Launchpad 0.5.2 reads `--lp_termination_notice_secs` in each process's own worker
+  manager (the launcher and every node), so the value must reach the node processes
+  as a command-line argument, not only this process's flags.
+  """
+  return {label: local_multi_processing.PythonProcess(
+              args={'lp_termination_notice_secs': grace_seconds})
+          for label in program.groups}
+
+
+def _bind_locally(program: lp.Program):
+  for node in program.get_all_nodes():
+    node.bind_addresses()  # Launchpad's own: localhost, ports picked now.
+
+
 def program_commands(program: lp.Program,
-                     local_resources: Optional[Mapping[str, object]] = None
+                     local_resources: Optional[Mapping[str, object]] = None,
+                     bind_addresses: Callable[[lp.Program], None] = _bind_locally
                      ) -> List[NodeCommand]:
-  """Commands that run every node of `program` on this machine (loopback addresses,
-  ports picked now). A command may be run again after its process died: it starts the
-  same node on the same ports, from the same serialized node file (which lives as long
-  as this process)."""
+  """Commands that run every node of `program` on this machine, with its addresses
+  bound by `bind_addresses` (default: loopback, ports picked now; a multi-host plan binds
+  them to its hosts and ports). A command may be run again after its process died: it
+  starts the same node on the same ports, from the same serialized node file (which
+  lives as long as this process)."""
   local_resources = local_resources or {}
   for label, nodes in program.groups.items():
     for node in nodes:
@@ -39,8 +70,7 @@ def program_commands(program: lp.Program,
     for node in nodes:
       for handle in node.input_handles:
         handle.connect(node, label)
-  for node in program.get_all_nodes():
-    node.bind_addresses()
+  bind_addresses(program)
   commands = []
   for label, nodes in program.groups.items():
     for command in nodes[0].to_executables(nodes, label, nodes[0].launch_context):

@@ -45,13 +45,20 @@ class RunStatus:
     self._samples = collections.deque()  # (time, stats), the last 60 s and one more.
     self._stats: Optional[dict] = None
     self.updates = 0
+    self.last_update: Optional[float] = None  # When the learner last answered.
 
   def update(self, now: float, stats: dict):
     self._stats = stats
     self.updates += 1
+    self.last_update = now
     self._samples.append((now, stats))
     while len(self._samples) > 2 and self._samples[1][0] <= now - _WINDOWS[-1]:
       self._samples.popleft()
+
+  @property
+  def stats(self) -> Optional[dict]:
+    """The learner's latest answer."""
+    return self._stats
 
   def _rate(self, key: str, window: float) -> Optional[float]:
     """Growth of `key` per second over about the last `window` seconds."""

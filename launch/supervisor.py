@@ -24,7 +24,7 @@ import collections
 import dataclasses
 import signal
 import time
-from typing import Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 from launch import console as console_lib
 from launch import node_commands
@@ -61,7 +61,11 @@ class Supervisor:
   def __init__(self, commands: Sequence[node_commands.NodeCommand], log_dir: str,
                logdir: str, grace_seconds: float,
                policy: RestartPolicy = RestartPolicy(),
-               console: Optional[console_lib.Console] = None):
+               console: Optional[console_lib.Console] = None,
+               stop_condition: Optional[Callable[[], Optional[str]]] = None):
+    """`stop_condition()`, if given, is asked every 0.2 s for a reason to stop the
+    program (None: go on); a multi-host agent stops when its learner is done or gone."""
+    self._stop_condition = stop_condition
     self._console = console or console_lib.Console()
     self._nodes = [node_process.NodeProcess(c, log_dir, self._console) for c in commands]
     self._states: Dict[str, _NodeState] = {n.name: _NodeState() for n in self._nodes}
@@ -80,6 +84,10 @@ class Supervisor:
         node.start()
       while self._stop_reason is None:
         self._check_nodes()
+        if self._stop_condition and self._stop_reason is None:
+          reason = self._stop_condition()
+          if reason:
+            self._request_stop(reason)
         time.sleep(0.2)
       self._say(f'stopping: {self._stop_reason}')
       self._stop_in_order()

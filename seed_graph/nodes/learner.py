@@ -154,6 +154,7 @@ class Learner:
     stats['inference_batches'] = self._server.batcher.batches_processed
     stats['inference_rows'] = self._server.batcher.rows_processed
     stats['rejected_requests'] = self._server.rejected
+    stats['inference_streams'] = self._server.slots.counts()[0]  # Actors' open streams.
     stats['skipped_updates'] = self._skipped_updates
     stats.update(restarts.read(self._config.logdir))
     stats.update(self.algorithm.stats())

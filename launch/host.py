@@ -1,0 +1,110 @@
+r"""One host's share of a multi-host program: the per-host agent.
+
+  SEED_GRAPH_RUN_SECRET=... python -m launch.host --plan=plan.json --host=cpu0
+
+Rebuilds the program from the plan's config file and overrides (in this host's
+checkout), refuses to run if the program's fingerprint differs from the plan's (other
+code or another config than the plan was made with), binds every node's address to its
+host and port from the plan, and runs this host's nodes under the same supervisor as
+`launch.local` (restarts with back-off, ordered stops, logs in `<logdir>/logs/`).
+
+Every host of a run needs the same `SEED_GRAPH_RUN_SECRET` (the launcher that starts
+the agents makes one): the inference edge serves only streams that carry it.
+
+An agent without the learner stops by itself when the learner reports
+`total_environment_frames` reached, or after the learner has not answered for
+`--orphan_timeout_seconds` (its host is gone); the learner's own host stops as
+`launch.local` does. Ctrl-C or SIGTERM stops this host's nodes only.
+"""
+
+import os
+import sys
+import time
+
+os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
+
+from absl import app  # pylint: disable=g-import-not-at-top
+from absl import flags
+
+from launch import console as console_lib
+from launch import node_commands
+from launch import node_runner
+from launch import placement
+from seed_graph.inference import transport
+from seed_graph.programs import registry
+
+_PLAN = flags.DEFINE_string('plan', None, 'The plan file (launch.placement).')
+_HOST = flags.DEFINE_string('host', None, 'This host\'s name in the plan.')
+_MAX_RESTARTS = flags.DEFINE_integer('max_restarts', 3, 'As launch.local\'s.', lower_bound=0)
+_STOP_GRACE = flags.DEFINE_integer('stop_grace_seconds', 120, 'As launch.local\'s.',
+                                   lower_bound=1)
+_ORPHAN_TIMEOUT = flags.DEFINE_float(
+    'orphan_timeout_seconds', 300.0, 'A host without the learner stops once the learner '
+    'has not answered for this long (it keeps retrying until then: a restarting learner '
+    'comes back on the same address).', lower_bound=1.0)
+_CONSOLE = flags.DEFINE_enum('console', 'status', ['status', 'all'], 'As launch.local\'s.')
+flags.mark_flags_as_required(['plan', 'host'])
+
+
+def _fail(message: str):
+  print(f'error: {message}', file=sys.stderr, flush=True)
+  sys.exit(2)
+
+
+def checked_program(plan: placement.Plan):
+  """The program, rebuilt here; a one-line error if it is not the plan's."""
+  config = placement.load_config(plan.config_path, plan.overrides, plan.logdir)
+  program = registry.make_program(config)
+  fingerprint = placement.fingerprint(program, config, plan.ports)
+  if fingerprint != plan.fingerprint:
+    raise placement.PlanError(
+        f'this host builds another program than the plan ({fingerprint} != '
+        f'{plan.fingerprint}): its code or {plan.config_path} differs from the planning '
+        'host\'s, or the plan was edited; make the plan again with the same checkout')
+  return config, program
+
+
+def orphan_condition(config, timeout: float):
+  """Stops a host without the learner when the run is done or its learner is gone."""
+  started = time.monotonic()
+
+  def condition(run_status):
+    stats = run_status.stats
+    if stats and stats.get('frames', 0) >= config.total_environment_frames:
+      return 'the learner reached total_environment_frames'
+    last = run_status.last_update or started
+    if time.monotonic() - last > timeout:
+      return f'the learner has not answered for {timeout:g} s (--orphan_timeout_seconds)'
+    return None
+  return condition
+
+
+def main(argv):
+  if len(argv) > 1:
+    raise app.UsageError(f'unexpected arguments: {argv[1:]}')
+  if not transport.run_secret():
+    _fail(f'{transport.RUN_SECRET_VARIABLE} is not set: every host of a run needs the '
+          'same secret')
+  try:
+    plan = placement.Plan.load(_PLAN.value)
+    mine = set(plan.nodes_of(_HOST.value))
+    config, program = checked_program(plan)
+  except (OSError, ValueError) as error:  # PlanError, ConfigError, a missing file.
+    _fail(str(error))
+  commands = [c for c in node_commands.program_commands(
+      program, node_commands.stop_grace_resources(program, _STOP_GRACE.value),
+      lambda p: placement.bind(p, plan)) if c.name in mine]
+  print(f'host {_HOST.value}: {", ".join(sorted(mine))} (plan {plan.fingerprint})',
+        flush=True)
+  learner_here = any(name.startswith('learner/') for name in mine)
+  os.environ['TF_ENABLE_ONEDNN_OPTS'] = '1' if config.onednn else '0'
+  flags.FLAGS.lp_termination_notice_secs = _STOP_GRACE.value
+  sys.exit(node_runner.run_nodes(
+      commands, config, program.groups['learner'][0].control_address(),
+      _STOP_GRACE.value, _MAX_RESTARTS.value,
+      console_lib.Console(show_all=_CONSOLE.value == 'all'),
+      None if learner_here else orphan_condition(config, _ORPHAN_TIMEOUT.value)))
+
+
+if __name__ == '__main__':
+  app.run(main)

@@ -1,0 +1,183 @@
+r"""Where a program's nodes run across hosts, as data: a plan file a user can read and edit.
+
+  python -m launch.placement --config=configs/cartpole_vtrace.py --logdir=/shared/run \
+      --learner_host=learner=10.0.0.2 --actor_hosts=cpu0=10.0.0.3,cpu1=10.0.0.4 \
+      --output=plan.json [--base_port=20000] [--config.actors.num=4 ...]
+
+The learner, the replay node and the evaluators go to the learner host (they share the
+learner's accelerator and disk); actors are dealt round-robin to the actor hosts. Every
+address a node listens on gets a port in program order from `base_port`, so the plan
+alone says where every server is: each host binds the whole program's addresses from it
+(`bind`) and runs only its own nodes (`launch.host`).
+
+The plan names the config file and its overrides, not a pickled program: each host
+rebuilds the program from its own checkout and refuses to run if its `fingerprint`
+(node labels and counts, ports, the resolved config) differs from the plan's, so hosts
+with different code or configs never half-work together.
+"""
+
+import ast
+import dataclasses
+import hashlib
+import json
+import sys
+from typing import Dict, List, Sequence, Tuple
+
+from absl import app
+from absl import flags
+from launchpad import address as lp_address
+import launchpad as lp
+import ml_collections
+
+from launch import config_args
+
+
+class PlanError(ValueError):
+  """A plan that cannot be made or used, said in one line."""
+
+
+class FixedAddressBuilder(lp_address.AbstractAddressBuilder):
+  """An address that is `host:port` wherever it is resolved (pickled with the nodes)."""
+
+  def __init__(self, host_port: str):
+    self._host_port = host_port
+
+  def build(self) -> str:
+    return self._host_port
+
+
+@dataclasses.dataclass
+class Plan:
+  config_path: str
+  overrides: List[str]  # 'learner.batch_size=8', as given on the command line.
+  logdir: str
+  hosts: Dict[str, str]  # Host name -> address the others reach it at.
+  nodes: Dict[str, str]  # Node name ('actor/1') -> host name.
+  ports: Dict[str, List[int]]  # Node name -> the ports of its addresses, in order.
+  fingerprint: str
+
+  def save(self, path: str):
+    with open(path, 'w') as f:
+      json.dump(dataclasses.asdict(self), f, indent=2)
+      f.write('\n')
+
+  @classmethod
+  def load(cls, path: str) -> 'Plan':
+    with open(path) as f:
+      return cls(**json.load(f))
+
+  def nodes_of(self, host: str) -> List[str]:
+    if host not in self.hosts:
+      raise PlanError(f'--host={host} is not in the plan (hosts: {", ".join(self.hosts)})')
+    return [node for node, where in self.nodes.items() if where == host]
+
+
+def load_config(config_path: str, overrides: Sequence[str],
+                logdir: str) -> ml_collections.ConfigDict:
+  """The config file's `get_config()` with `key=value` overrides applied (values parsed
+  as Python literals, else kept as strings), as `--config.key=value` would."""
+  import runpy  # pylint: disable=g-import-not-at-top
+  config = runpy.run_path(config_path)['get_config']()
+  known = config_args.flat_keys(config.to_dict())
+  for override in overrides:
+    key, _, text = override.partition('=')
+    if key not in known:
+      raise PlanError(f'override {override!r}: no key {key} in {config_path}')
+    if isinstance(known[key], bool):
+      value = text.lower() in ('1', 'true', 'yes')
+    else:
+      try:
+        value = ast.literal_eval(text)
+      except (ValueError, SyntaxError):
+        value = text
+    config.update_from_flattened_dict({key: value})
+  config.logdir = logdir
+  return config
+
+
+def _node_names(program: lp.Program) -> List[Tuple[str, object]]:
+  return [(f'{group}/{index}', node) for group, nodes in program.groups.items()
+          for index, node in enumerate(nodes)]
+
+
+def fingerprint(program: lp.Program, config: ml_collections.ConfigDict,
+                ports: Dict[str, List[int]]) -> str:
+  described = {'nodes': [name for name, _ in _node_names(program)], 'ports': ports,
+               'config': json.loads(config.to_json())}
+  return hashlib.sha256(json.dumps(described, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def make_plan(program: lp.Program, config, config_path: str, overrides: Sequence[str],
+              learner_host: Tuple[str, str], actor_hosts: Sequence[Tuple[str, str]],
+              base_port: int) -> Plan:
+  if not actor_hosts:
+    raise PlanError('at least one actor host is needed')
+  hosts = dict([learner_host] + list(actor_hosts))
+  if len(hosts) != 1 + len(actor_hosts):
+    raise PlanError('host names must differ')
+  nodes, ports, next_port = {}, {}, base_port
+  actor_names = [name for name, _ in actor_hosts]
+  for name, node in _node_names(program):
+    group, index = name.split('/')
+    nodes[name] = (actor_names[int(index) % len(actor_names)] if group == 'actor'
+                   else learner_host[0])
+    ports[name] = list(range(next_port, next_port + len(node.addresses)))
+    next_port += len(node.addresses)
+  return Plan(config_path, list(overrides), config.logdir, hosts, nodes, ports,
+              fingerprint(program, config, ports))
+
+
+def bind(program: lp.Program, plan: Plan):
+  """Binds every address of the program to its host and port in the plan."""
+  for name, node in _node_names(program):
+    host = plan.hosts[plan.nodes[name]]
+    for address, port in zip(node.addresses, plan.ports[name]):
+      address.bind(FixedAddressBuilder(f'{host}:{port}'))
+
+
+_CONFIG = flags.DEFINE_string('config', None, 'Experiment config file; `--config.KEY=VALUE` '
+                              'arguments override its keys.')
+_LOGDIR = flags.DEFINE_string('logdir', None, 'The run\'s logdir, as every host sees it '
+                              '(a shared disk or a gs:// bucket).')
+_LEARNER_HOST = flags.DEFINE_string('learner_host', None, 'NAME=ADDRESS of the learner host.')
+_ACTOR_HOSTS = flags.DEFINE_list('actor_hosts', None, 'NAME=ADDRESS of each actor host.')
+_BASE_PORT = flags.DEFINE_integer('base_port', 20000, 'The first port of the plan.',
+                                  lower_bound=1024, upper_bound=60000)
+_OUTPUT = flags.DEFINE_string('output', 'plan.json', 'Where to write the plan.')
+_OVERRIDES = []  # The `--config.KEY=VALUE` arguments, taken out before absl sees them.
+
+
+def _host(text: str) -> Tuple[str, str]:
+  name, _, address = text.partition('=')
+  if not name or not address:
+    raise PlanError(f'{text!r} is not NAME=ADDRESS')
+  return name, address
+
+
+def _parse_flags(argv):
+  _OVERRIDES.extend(a[len('--config.'):] for a in argv if a.startswith('--config.'))
+  return flags.FLAGS([a for a in argv if not a.startswith('--config.')])
+
+
+def main(argv):
+  del argv
+  from seed_graph.programs import registry  # pylint: disable=g-import-not-at-top
+  try:
+    config = load_config(_CONFIG.value, _OVERRIDES, _LOGDIR.value)
+    program = registry.make_program(config)
+    plan = make_plan(program, config, _CONFIG.value, _OVERRIDES, _host(_LEARNER_HOST.value),
+                     [_host(h) for h in _ACTOR_HOSTS.value], _BASE_PORT.value)
+  except ValueError as error:  # PlanError, ConfigError.
+    print(f'error: {error}', file=sys.stderr, flush=True)
+    return 2
+  plan.save(_OUTPUT.value)
+  for host, address in plan.hosts.items():
+    print(f'{host} ({address}): ' + ', '.join(
+        f'{node} {plan.ports[node]}' if plan.ports[node] else node
+        for node in plan.nodes_of(host)))
+  print(f'wrote {_OUTPUT.value} (fingerprint {plan.fingerprint})', flush=True)
+
+
+if __name__ == '__main__':
+  flags.mark_flags_as_required(['config', 'logdir', 'learner_host', 'actor_hosts'])
+  sys.exit(app.run(main, flags_parser=_parse_flags))

@@ -1,0 +1,176 @@
+"""A program across hosts: Linux network namespaces as hosts (root), a plan from
+`launch.placement`, one `launch.host` agent per host. Every namespace and process the
+test makes is removed, also when it fails."""
+
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+
+from launch import placement
+from seed_graph.inference import transport
+from tests import helpers
+from tests import netns
+
+HOSTS = ['learner', 'cpu0', 'cpu1']
+
+
+def _make_plan(tmp_path, network, *overrides, config='configs/cartpole_vtrace.py'):
+  path = str(tmp_path / 'plan.json')
+  result = subprocess.run(
+      [sys.executable, '-m', 'launch.placement', f'--config={config}',
+       f'--logdir={tmp_path / "run"}', f'--learner_host=learner={network.addresses["learner"]}',
+       f'--actor_hosts=cpu0={network.addresses["cpu0"]},cpu1={network.addresses["cpu1"]}',
+       f'--output={path}', *overrides], cwd=helpers.REPO, capture_output=True, text=True,
+      timeout=120)
+  assert result.returncode == 0, result.stderr[-2000:]
+  return placement.Plan.load(path)
+
+
+def _start_agent(tmp_path, network, host, secret, marker=''):
+  output = open(tmp_path / f'{host}.out', 'a')
+  return network.run(
+      host, [sys.executable, '-m', 'launch.host', f'--plan={tmp_path / "plan.json"}',
+             f'--host={host}', '--orphan_timeout_seconds=60'],
+      cwd=helpers.REPO, stdout=output, stderr=subprocess.STDOUT, text=True,
+      env=dict(os.environ, SEED_GRAPH_RUN_SECRET=secret,
+               **{helpers.MARKER_VARIABLE: marker}))
+
+
+def _start_agents(tmp_path, network, secret, marker=''):
+  return {host: _start_agent(tmp_path, network, host, secret, marker) for host in HOSTS}
+
+
+def _frames(tmp_path) -> int:
+  metrics = helpers.read_metrics(tmp_path / 'run')
+  return metrics[-1]['frames'] if metrics else 0
+
+
+def _stop_all(tmp_path, network, agents):
+  for agent in agents.values():
+    if agent.poll() is None:
+      agent.send_signal(signal.SIGINT)
+  for host, agent in agents.items():
+    agent.wait(timeout=150)
+    assert agent.returncode == 0, (host, _outputs(tmp_path))
+  for host in HOSTS:
+    assert not network.pids(host), (host, _outputs(tmp_path))
+
+
+def _outputs(tmp_path):
+  return '\n'.join(f'--- {h}\n' + (tmp_path / f'{h}.out').read_text()[-2500:]
+                   for h in HOSTS)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason='network namespaces need root')
+def test_vtrace_trains_across_three_hosts_and_every_host_stops_at_the_end(tmp_path):
+  with netns.HostNetwork(HOSTS) as network:
+    plan = _make_plan(tmp_path, network, '--config.total_environment_frames=80000',
+                      '--config.logging.interval_seconds=1')
+    assert plan.nodes == {'learner/0': 'learner', 'evaluator/0': 'learner',
+                          'actor/0': 'cpu0', 'actor/1': 'cpu1'}
+    agents = _start_agents(tmp_path, network, secrets.token_urlsafe(24))
+    deadline = time.time() + 300
+    for host, agent in agents.items():
+      agent.wait(timeout=max(1, deadline - time.time()))
+      assert agent.returncode == 0, (host, _outputs(tmp_path))
+    metrics = helpers.read_metrics(tmp_path / 'run')
+    assert metrics[-1]['frames'] >= 80_000, _outputs(tmp_path)
+    # Both actor hosts' environments reached the learner (2 x 16, and 2 evaluation).
+    assert max(m['environments_seen'] for m in metrics) == 34
+    for host in HOSTS:
+      assert not network.pids(host), (host, _outputs(tmp_path))
+    assert 'the learner reached total_environment_frames' in (tmp_path / 'cpu0.out').read_text()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason='network namespaces need root')
+def test_a_cut_actor_host_and_a_killed_learner_host_do_not_stop_training(tmp_path):
+  marker = uuid.uuid4().hex
+  with netns.HostNetwork(HOSTS) as network:
+    _make_plan(tmp_path, network, '--config.total_environment_frames=100000000',
+               '--config.logging.interval_seconds=1',
+               '--config.logging.checkpoint_interval_seconds=5')
+    secret = secrets.token_urlsafe(24)
+    agents = _start_agents(tmp_path, network, secret, marker)
+    try:
+      assert helpers.wait_for(lambda: _frames(tmp_path) > 10_000, 180), _outputs(tmp_path)
+      streams = lambda: helpers.read_metrics(tmp_path / 'run')[-1]['inference_streams']
+      assert streams() == 3  # Two actors and the evaluator, one stream each.
+      # One actor host vanishes (its link goes down; no connection is closed): the
+      # learner frees its stream within the keepalive bound (twice 10 s, and a metrics
+      # line), and trains on.
+      network.cut('cpu1')
+      cut_at, frames_at_cut = time.time(), _frames(tmp_path)
+      assert helpers.wait_for(lambda: streams() == 2, 40), _outputs(tmp_path)
+      assert time.time() - cut_at < 2 * transport.KEEPALIVE_SECONDS + 5
+      assert helpers.wait_for(lambda: _frames(tmp_path) > frames_at_cut + 20_000, 120), \
+          _outputs(tmp_path)
+      actor = helpers.node_processes(marker)['actor/1']
+      cpu_while_cut = sum(actor.cpu_times()[:2])
+      network.restore('cpu1')
+      # Its actor notices the dead connection (keepalive), reconnects, and steps again.
+      assert helpers.wait_for(lambda: sum(actor.cpu_times()[:2]) > cpu_while_cut + 2.0,
+                              90), _outputs(tmp_path)
+      assert actor.is_running()  # The same process: it was never restarted.
+
+      # The learner host's agent is killed outright: its learner saves and stops;
+      # started again, it resumes from that checkpoint while the actors wait for it.
+      assert helpers.wait_for(lambda: helpers.latest_checkpoint(tmp_path / 'run'), 60)
+      learner = helpers.node_processes(marker)['learner/0']
+      agents['learner'].send_signal(signal.SIGKILL)
+      agents['learner'].wait(10)
+      learner.wait(150)
+      steps_before = helpers.read_metrics(tmp_path / 'run')[-1]['learner_steps']
+      lines_before = len(helpers.read_metrics(tmp_path / 'run'))
+      agents['learner'] = _start_agent(tmp_path, network, 'learner', secret, marker)
+
+      def resumed():
+        after = helpers.read_metrics(tmp_path / 'run')[lines_before:]
+        return after and after[-1]['learner_steps'] > steps_before
+      assert helpers.wait_for(resumed, 180), _outputs(tmp_path)
+      first = helpers.read_metrics(tmp_path / 'run')[lines_before]
+      assert first['learner_steps'] > 0  # From the checkpoint, not from zero.
+      _stop_all(tmp_path, network, agents)
+    finally:
+      for process in helpers.marked_processes(marker):
+        process.kill()
+
+
+def test_an_agent_refuses_a_plan_its_program_does_not_match(tmp_path):
+  plan = placement.Plan(config_path='configs/cartpole_vtrace.py', overrides=[],
+                        logdir=str(tmp_path / 'run'), hosts={'a': '10.0.0.1', 'b': '10.0.0.2'},
+                        nodes={'learner/0': 'a', 'actor/0': 'b'},
+                        ports={'learner/0': [20000, 20001], 'actor/0': []},
+                        fingerprint='0123456789abcdef')
+  plan.save(str(tmp_path / 'plan.json'))
+  result = subprocess.run(
+      [sys.executable, '-m', 'launch.host', f'--plan={tmp_path / "plan.json"}', '--host=b'],
+      cwd=helpers.REPO, capture_output=True, text=True, timeout=120,
+      env=dict(os.environ, SEED_GRAPH_RUN_SECRET='s'))
+  assert result.returncode == 2
+  assert result.stderr.strip().splitlines()[-1].startswith(
+      'error: this host builds another program than the plan')
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason='network namespaces need root')
+def test_r2d2_trains_across_hosts_with_the_replay_beside_the_learner(tmp_path):
+  with netns.HostNetwork(HOSTS) as network:
+    plan = _make_plan(tmp_path, network, '--config.total_environment_frames=15000',
+                      *helpers.SMALL_R2D2_FLAGS,
+                      config='configs/cartpole_r2d2.py')
+    assert plan.nodes['replay/0'] == 'learner'
+    agents = _start_agents(tmp_path, network, secrets.token_urlsafe(24))
+    deadline = time.time() + 300
+    for host, agent in agents.items():
+      agent.wait(timeout=max(1, deadline - time.time()))
+      assert agent.returncode == 0, (host, _outputs(tmp_path))
+    final = helpers.read_metrics(tmp_path / 'run')[-1]
+    assert final['frames'] >= 15_000 and final['learner_steps'] > 0, _outputs(tmp_path)
+    assert final['replay_size'] > 0 and final['environments_seen'] == 2 * 4 + 2
+    for host in HOSTS:
+      assert not network.pids(host), host
