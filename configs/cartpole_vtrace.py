@@ -47,6 +47,9 @@ def get_config():
                                                # 6% faster end to end here, and TF 2.8 leaks
                                                # ~420 B per non-XLA tf.function call
                                                # (tensorflow#57982), ~5 MiB/min at this rate.
+  config.inference.keepalive_seconds = 10.0    # Both ends of the inference edge ping this
+                                               # often; a peer silent twice as long (a host
+                                               # gone, a link cut) is dropped.
 
   config.learner = ml_collections.ConfigDict()
   config.learner.batch_size = 32               # Unrolls per training step.

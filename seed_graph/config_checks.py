@@ -27,7 +27,8 @@ COMMON_SCHEMA = {
     'env': dict,
     'actors': {'num': int, 'env_batch_size': int, 'env_groups': int},
     'evaluators': {'num': int, 'env_batch_size': int, 'epsilon': float},
-    'inference': {'batch_size': int, 'timeout_us': int, 'jit_compile': bool},
+    'inference': {'batch_size': int, 'timeout_us': int, 'jit_compile': bool,
+                  'keepalive_seconds': float},
     'logging': {'interval_seconds': float, 'checkpoint_interval_seconds': float,
                 'return_window': int},
 }
@@ -100,7 +101,8 @@ def _check_program(config, schema, algorithm):
     raise ConfigError(f'seed: must be >= 0 and leave room for every node\'s seed (seed + '
                       f'1000 per node) below 2**31, got {config.seed}')
   _positive(config, 'total_environment_frames', 'actors.num', 'actors.env_batch_size',
-            'inference.batch_size', 'inference.timeout_us', 'logging.interval_seconds',
+            'inference.batch_size', 'inference.timeout_us', 'inference.keepalive_seconds',
+            'logging.interval_seconds',
             'logging.checkpoint_interval_seconds', 'logging.return_window')
   if not 0.0 <= config.evaluators.epsilon <= 1.0:
     raise ConfigError(f'evaluators.epsilon: must be in [0, 1], got {config.evaluators.epsilon}')

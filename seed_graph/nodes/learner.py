@@ -32,6 +32,12 @@ from seed_graph.inference import server as server_lib
 from seed_graph.inference import transport
 
 
+def keepalive_seconds(config) -> float:
+  """The inference edge's keepalive, both sides (`inference.keepalive_seconds`; configs
+  written before the key existed get the default)."""
+  return config.inference.get('keepalive_seconds', transport.KEEPALIVE_SECONDS)
+
+
 class Learner:
   """See the module docstring. `make_algorithm(config, env_info, stop_event, *args)`
   builds the `Algorithm` (its variables too, so a checkpoint restores into them)."""
@@ -191,7 +197,7 @@ class Learner:
   def serve(self, port: int):
     """Starts batching and the inference server on `port`, for streams that carry this
     run's secret (when a launcher gave the process one)."""
-    self._server.start(port, transport.run_secret())
+    self._server.start(port, transport.run_secret(), keepalive_seconds(self._config))
 
   def shutdown(self):
     """Stops inference and closes the server (what `run` does last)."""

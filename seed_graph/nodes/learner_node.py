@@ -20,9 +20,10 @@ INFERENCE_PORT_NAME = 'inference'
 class LearnerClient:
   """What a dereferenced learner handle gives other nodes: both edges."""
 
-  def __init__(self, courier_address: str, inference_address: str):
+  def __init__(self, courier_address: str, inference_address: str,
+               keepalive_seconds: float = transport.KEEPALIVE_SECONDS):
     self._courier_address = courier_address
-    self.inference = transport.InferenceClient(inference_address,
+    self.inference = transport.InferenceClient(inference_address, keepalive_seconds,
                                                secret=transport.run_secret())
     self._control = None
 
@@ -36,13 +37,14 @@ class LearnerClient:
 class LearnerHandle(base.Handle[LearnerClient]):
 
   def __init__(self, courier_address: lp_address.Address,
-               inference_address: lp_address.Address):
+               inference_address: lp_address.Address, keepalive_seconds: float):
     self._courier_address = courier_address
     self._inference_address = inference_address
+    self._keepalive_seconds = keepalive_seconds
 
   def dereference(self) -> LearnerClient:
     return LearnerClient(self._courier_address.resolve(),
-                         self._inference_address.resolve())
+                         self._inference_address.resolve(), self._keepalive_seconds)
 
 
 class LearnerNode(courier_node.CourierNode):
@@ -50,6 +52,7 @@ class LearnerNode(courier_node.CourierNode):
 
   def __init__(self, config, make_algorithm, *algorithm_args):
     super().__init__(learner.Learner, config, make_algorithm, *algorithm_args)
+    self._config = config
     self._inference_address = lp_address.Address(INFERENCE_PORT_NAME)
     self.allocate_address(self._inference_address)
 
@@ -59,7 +62,8 @@ class LearnerNode(courier_node.CourierNode):
     return self._address.resolve()
 
   def create_handle(self) -> LearnerHandle:
-    return self._track_handle(LearnerHandle(self._address, self._inference_address))
+    return self._track_handle(LearnerHandle(
+        self._address, self._inference_address, learner.keepalive_seconds(self._config)))
 
   def run(self):
     launcher_watch.watch()
