@@ -135,15 +135,6 @@ def bind(program: lp.Program, plan: Plan):
       address.bind(FixedAddressBuilder(f'{host}:{port}'))
 
 
-_CONFIG = flags.DEFINE_string('config', None, 'Experiment config file; `--config.KEY=VALUE` '
-                              'arguments override its keys.')
-_LOGDIR = flags.DEFINE_string('logdir', None, 'The run\'s logdir, as every host sees it '
-                              '(a shared disk or a gs:// bucket).')
-_LEARNER_HOST = flags.DEFINE_string('learner_host', None, 'NAME=ADDRESS of the learner host.')
-_ACTOR_HOSTS = flags.DEFINE_list('actor_hosts', None, 'NAME=ADDRESS of each actor host.')
-_BASE_PORT = flags.DEFINE_integer('base_port', 20000, 'The first port of the plan.',
-                                  lower_bound=1024, upper_bound=60000)
-_OUTPUT = flags.DEFINE_string('output', 'plan.json', 'Where to write the plan.')
 _OVERRIDES = []  # The `--config.KEY=VALUE` arguments, taken out before absl sees them.
 
 
@@ -179,5 +170,15 @@ def main(argv):
 
 
 if __name__ == '__main__':
+  # Defined here, not at import: launch.cluster imports this module and has its own.
+  _CONFIG = flags.DEFINE_string('config', None, 'Experiment config file; `--config.KEY=VALUE` '
+                                'arguments override its keys.')
+  _LOGDIR = flags.DEFINE_string('logdir', None, 'The run\'s logdir, as every host sees it '
+                                '(a shared disk or a gs:// bucket).')
+  _LEARNER_HOST = flags.DEFINE_string('learner_host', None, 'NAME=ADDRESS of the learner host.')
+  _ACTOR_HOSTS = flags.DEFINE_list('actor_hosts', None, 'NAME=ADDRESS of each actor host.')
+  _BASE_PORT = flags.DEFINE_integer('base_port', 20000, 'The first port of the plan.',
+                                    lower_bound=1024, upper_bound=60000)
+  _OUTPUT = flags.DEFINE_string('output', 'plan.json', 'Where to write the plan.')
   flags.mark_flags_as_required(['config', 'logdir', 'learner_host', 'actor_hosts'])
   sys.exit(app.run(main, flags_parser=_parse_flags))

@@ -1,0 +1,97 @@
+r"""The same program on Cloud TPU VMs and Compute Engine VMs, with gcloud.
+
+  python -m launch.cluster up --config=configs/atari_vtrace.py --logdir=gs://B/pong \
+      --project=P --zone=europe-west4-a --run_id=pong1 [--actor_hosts=2 \
+      --actor_machine_type=n2-standard-8 --learner_accelerator=v3-8 --spot] [--dry_run]
+  python -m launch.cluster status|logs|stop|down --project=P --zone=Z --run_id=R
+
+`up` makes what the run needs, each step one gcloud (or local) command: a code bundle
+(`git archive`), a firewall rule that admits only the run's own instances (network tag
+`sg-<run_id>`) on the plan's ports, the learner TPU VM, the actor VMs; it reads their
+internal addresses, writes the placement plan (`launch.placement`) and a fresh run
+secret, copies bundle, plan and secret to every host, sets each host up
+(`launch/cloud/setup_host.sh`), starts each host's agent (`launch.host`), and follows the
+learner's status line. `--restart_host=NAME` only starts that host's agent again (after
+a preemption, say). `stop` sends Ctrl-C to every agent (actor hosts first); `down`
+deletes the VMs and the firewall rule. `--dry_run` prints the placement plan (with the
+addresses still to be read) and then every command, shell-quoted and in order, and runs
+nothing.
+"""
+
+import shlex
+import sys
+from typing import List
+
+from absl import app
+from absl import flags
+
+from launch import cluster_steps
+
+_CONFIG = flags.DEFINE_string('config', None, 'Experiment config file (up); '
+                              '`--config.KEY=VALUE` arguments override its keys.')
+_LOGDIR = flags.DEFINE_string(
+    'logdir', None, 'The run\'s logdir on the learner host (up); a relative path is under '
+    '~/seed_graph there. Its disk must outlive the VM for a resume after `down` (a '
+    'persistent disk); gs:// paths are not supported yet.')
+_PROJECT = flags.DEFINE_string('project', None, 'Google Cloud project.')
+_ZONE = flags.DEFINE_string('zone', None, 'Zone of every host, e.g. europe-west4-a.')
+_RUN_ID = flags.DEFINE_string('run_id', None, 'Names the run\'s VMs, tag and rule.')
+_ACTOR_HOSTS = flags.DEFINE_integer('actor_hosts', 2, 'Actor VMs.', lower_bound=1)
+_ACTOR_MACHINE = flags.DEFINE_string('actor_machine_type', 'n2-standard-8',
+                                     'Machine type of the actor VMs.')
+_ACCELERATOR = flags.DEFINE_string('learner_accelerator', 'v3-8', 'TPU type of the learner '
+                                   'host (TensorFlow 2.8 runs on v2 and v3).')
+_TPU_VERSION = flags.DEFINE_string('tpu_version', 'tpu-vm-tf-2.8.4', 'TPU VM runtime.')
+_SPOT = flags.DEFINE_bool('spot', False, 'Spot VMs and TPU (cheaper, preemptible).')
+_BASE_PORT = flags.DEFINE_integer('base_port', 20000, 'The plan\'s first port.')
+_RESTART_HOST = flags.DEFINE_string('restart_host', None, 'up: only start this host\'s '
+                                    'agent again.')
+_DRY_RUN = flags.DEFINE_bool('dry_run', False, 'Print the plan and commands; run nothing.')
+_OVERRIDES = []  # The `--config.KEY=VALUE` arguments, taken out before absl sees them.
+
+COMMANDS = ('up', 'status', 'logs', 'stop', 'down')
+
+
+def _parse_flags(argv):
+  _OVERRIDES.extend(a[len('--config.'):] for a in argv if a.startswith('--config.'))
+  return flags.FLAGS([a for a in argv if not a.startswith('--config.')])
+
+
+def _cluster() -> cluster_steps.Cluster:
+  missing = [name for name, flag in (('project', _PROJECT), ('zone', _ZONE),
+                                     ('run_id', _RUN_ID)) if not flag.value]
+  if missing:
+    raise app.UsageError('missing --' + ', --'.join(missing))
+  return cluster_steps.Cluster(
+      project=_PROJECT.value, zone=_ZONE.value, run_id=_RUN_ID.value,
+      actor_hosts=_ACTOR_HOSTS.value, actor_machine_type=_ACTOR_MACHINE.value,
+      learner_accelerator=_ACCELERATOR.value, tpu_version=_TPU_VERSION.value,
+      spot=_SPOT.value, base_port=_BASE_PORT.value)
+
+
+def _steps(command: str, cluster: cluster_steps.Cluster) -> List[cluster_steps.Step]:
+  if command == 'up':
+    if not _CONFIG.value or not _LOGDIR.value:
+      raise app.UsageError('up needs --config and --logdir')
+    if _RESTART_HOST.value:
+      return cluster_steps.start_agent_steps(cluster, [_RESTART_HOST.value])
+    return cluster_steps.up_steps(cluster, _CONFIG.value, _OVERRIDES, _LOGDIR.value)
+  return getattr(cluster_steps, f'{command}_steps')(cluster)
+
+
+def main(argv):
+  if len(argv) != 2 or argv[1] not in COMMANDS:
+    raise app.UsageError(f'one command: {" | ".join(COMMANDS)}')
+  cluster = _cluster()
+  steps = _steps(argv[1], cluster)
+  if _DRY_RUN.value:
+    if argv[1] == 'up' and not _RESTART_HOST.value:
+      print(cluster_steps.describe_plan(cluster, _CONFIG.value, _OVERRIDES, _LOGDIR.value))
+    for number, step in enumerate(steps, 1):
+      print(f'# {number}. {step.what}\n{shlex.join(step.argv)}')
+    return 0
+  return cluster_steps.run(steps)
+
+
+if __name__ == '__main__':
+  sys.exit(app.run(main, flags_parser=_parse_flags))
