@@ -3,6 +3,7 @@
 test makes is removed, also when it fails."""
 
 import os
+import re
 import secrets
 import signal
 import subprocess
@@ -92,13 +93,20 @@ def test_vtrace_trains_across_three_hosts_and_every_host_stops_at_the_end(tmp_pa
 def test_a_cut_actor_host_and_a_killed_learner_host_do_not_stop_training(tmp_path):
   marker = uuid.uuid4().hex
   with netns.HostNetwork(HOSTS) as network:
-    _make_plan(tmp_path, network, '--config.total_environment_frames=100000000',
-               '--config.logging.interval_seconds=1',
-               '--config.logging.checkpoint_interval_seconds=5')
+    plan = _make_plan(tmp_path, network, '--config.total_environment_frames=100000000',
+                      '--config.logging.interval_seconds=1',
+                      '--config.logging.checkpoint_interval_seconds=5')
     secret = secrets.token_urlsafe(24)
     agents = _start_agents(tmp_path, network, secret, marker)
     try:
       assert helpers.wait_for(lambda: _frames(tmp_path) > 10_000, 180), _outputs(tmp_path)
+      # The inference server listens on the learner host's own address only.
+      courier_port, inference_port = plan.ports['learner/0']
+      listening = subprocess.run(['ip', 'netns', 'exec', network.namespaces['learner'], 'ss',
+                                  '-ltnH'], capture_output=True, text=True).stdout
+      # (gRPC binds it as an IPv4-mapped IPv6 address: [::ffff:10.200.0.1].)
+      assert re.search(rf'10\.200\.0\.1\]?:{inference_port} ', listening), listening
+      assert f':{courier_port} ' in listening  # Courier: every interface, its own choice.
       streams = lambda: helpers.read_metrics(tmp_path / 'run')[-1]['inference_streams']
       assert streams() == 3  # Two actors and the evaluator, one stream each.
       # One actor host vanishes (its link goes down; no connection is closed): the

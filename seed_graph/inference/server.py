@@ -137,13 +137,13 @@ class InferenceServer:
     return self._rejections.count
 
   def start(self, port: int, secret: Optional[str] = None,
-            keepalive_seconds: float = transport.KEEPALIVE_SECONDS):
-    """Serves on `port`; with a `secret`, only to streams that carry it."""
+            keepalive_seconds: float = transport.KEEPALIVE_SECONDS, host: str = '[::]'):
+    """Serves on `host:port`; with a `secret`, only to streams that carry it."""
     self.batcher.start()
     self.slots.start()
     self._server = transport.serve(port, self._serve_stream, self._max_streams,
                                    self._parse_request.max_message_bytes(),
-                                   keepalive_seconds, secret)
+                                   keepalive_seconds, secret, host)
 
   def stop_batching(self):
     """Fails waiting and new requests (UNAVAILABLE); the server stays up."""

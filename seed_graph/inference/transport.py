@@ -71,9 +71,9 @@ def _requiring_secret(handle_stream: StreamHandler, secret: str) -> StreamHandle
 def serve(port: int, handle_stream: StreamHandler, max_streams: int,
           max_request_bytes: int = MAX_MESSAGE_BYTES,
           keepalive_seconds: float = KEEPALIVE_SECONDS,
-          secret: Optional[str] = None) -> grpc.Server:
-  """Starts a server on `port` whose Infer stream is `handle_stream`, for streams that
-  carry `secret` (every stream if it is None).
+          secret: Optional[str] = None, host: str = '[::]') -> grpc.Server:
+  """Starts a server on `host:port` (every interface by default) whose Infer stream is
+  `handle_stream`, for streams that carry `secret` (every stream if it is None).
 
   Each open stream holds one server thread, so `max_streams` must cover every actor and
   evaluator (plus room for reconnects). gRPC itself refuses requests larger than
@@ -92,7 +92,7 @@ def serve(port: int, handle_stream: StreamHandler, max_streams: int,
                ('grpc.max_receive_message_length', max_request_bytes)
                ] + _server_keepalive_options(keepalive_seconds),
       maximum_concurrent_rpcs=max_streams)
-  server.add_insecure_port(f'[::]:{port}')
+  server.add_insecure_port(f'{host}:{port}')
   server.start()
   return server
 

@@ -43,9 +43,10 @@ class Learner:
   builds the `Algorithm` (its variables too, so a checkpoint restores into them)."""
 
   def __init__(self, config, make_algorithm, *algorithm_args,
-               inference_port: Optional[int] = None):
+               inference_port: Optional[int] = None, inference_host: str = '[::]'):
     self._config = config
     self._inference_port = inference_port
+    self._inference_host = inference_host
     self._stop = threading.Event()
     self._train_lock = threading.Lock()
     self._stats_lock = threading.Lock()
@@ -194,10 +195,10 @@ class Learner:
     """Whether `stop()` was called or the Launchpad program is stopping."""
     return self._stop.is_set() or program_stop.stopping()
 
-  def serve(self, port: int):
-    """Starts batching and the inference server on `port`, for streams that carry this
-    run's secret (when a launcher gave the process one)."""
-    self._server.start(port, transport.run_secret(), keepalive_seconds(self._config))
+  def serve(self, port: int, host: str = '[::]'):
+    """Starts batching and the inference server on `host:port`, for streams that carry
+    this run's secret (when a launcher gave the process one)."""
+    self._server.start(port, transport.run_secret(), keepalive_seconds(self._config), host)
 
   def shutdown(self):
     """Stops inference and closes the server (what `run` does last)."""
@@ -211,7 +212,7 @@ class Learner:
     if not self.algorithm.prepare(self.stopping):
       self._metrics.close()
       return
-    self.serve(self._inference_port)
+    self.serve(self._inference_port, self._inference_host)
     finished = False
     try:
       finished = self._train_until_done()

@@ -67,6 +67,8 @@ class LearnerNode(courier_node.CourierNode):
 
   def run(self):
     launcher_watch.watch()
-    port = lp_address.get_port_from_address(self._inference_address.resolve())
-    self._kwargs = dict(self._kwargs, inference_port=port)
+    # The inference server listens on its address's host only (loopback locally, the
+    # host's private address across hosts); Courier and Reverb cannot choose.
+    host, port = self._inference_address.resolve().rsplit(':', 1)
+    self._kwargs = dict(self._kwargs, inference_port=int(port), inference_host=host)
     super().run()
