@@ -32,7 +32,8 @@ _CONFIG = flags.DEFINE_string('config', None, 'Experiment config file (up); '
 _LOGDIR = flags.DEFINE_string(
     'logdir', None, 'The run\'s logdir on the learner host (up); a relative path is under '
     '~/seed_graph there. Its disk must outlive the VM for a resume after `down` (a '
-    'persistent disk); gs:// paths are not supported yet.')
+    'persistent disk); a gs:// path is written through tf.io.gfile, untried on a real '
+    'bucket.')
 _PROJECT = flags.DEFINE_string('project', None, 'Google Cloud project.')
 _ZONE = flags.DEFINE_string('zone', None, 'Zone of every host, e.g. europe-west4-a.')
 _RUN_ID = flags.DEFINE_string('run_id', None, 'Names the run\'s VMs, tag and rule.')

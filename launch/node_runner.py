@@ -26,7 +26,9 @@ def run_nodes(commands: Sequence[node_commands.NodeCommand], config, learner_add
   # config (a custom `env.factory`), as `python -m` put it on ours.
   os.environ['PYTHONPATH'] = os.pathsep.join(
       [os.getcwd()] + [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p])
-  log_dir = os.path.join(config.logdir, 'logs')
+  # Each node's output is a local file; a logdir in a bucket keeps them on this host.
+  log_dir = (os.path.join(config.logdir, 'logs') if '://' not in config.logdir
+             else os.path.join('logs', config.logdir.rstrip('/').rsplit('/', 1)[-1]))
   os.makedirs(log_dir, exist_ok=True)
   console.line(f'node output: {log_dir}/<group>_<index>.log')
   run_status = status.RunStatus(config.total_environment_frames,

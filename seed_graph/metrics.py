@@ -1,5 +1,9 @@
 """Progress output of a run: `metrics.jsonl` (one JSON object a line), TensorBoard
-summaries and a short line on stdout, all from the same dict."""
+summaries and a short line on stdout, all from the same dict.
+
+Files go through `tf.io.gfile`, so a logdir may be a local path or a bucket (`gs://...`,
+for a run whose learner host may be gone; untested against a real bucket here).
+"""
 
 import json
 import math
@@ -13,10 +17,10 @@ import tensorflow as tf
 def last_record(logdir: str) -> Optional[dict]:
   """The newest line of `<logdir>/metrics.jsonl`, or None if there is none."""
   path = os.path.join(logdir, 'metrics.jsonl')
-  if not os.path.exists(path):
+  if not tf.io.gfile.exists(path):
     return None
   last = None
-  with open(path) as f:
+  with tf.io.gfile.GFile(path) as f:
     for line in f:
       if line.strip():
         last = line
@@ -30,8 +34,8 @@ class MetricsWriter:
 
   def __init__(self, logdir: str, print_keys=('frames', 'learner_steps', 'fps',
                                               'episode_return', 'eval_episode_return')):
-    os.makedirs(logdir, exist_ok=True)
-    self._jsonl = open(os.path.join(logdir, 'metrics.jsonl'), 'a', buffering=1)
+    tf.io.gfile.makedirs(logdir)
+    self._jsonl = tf.io.gfile.GFile(os.path.join(logdir, 'metrics.jsonl'), 'a')
     self._summary = tf.summary.create_file_writer(os.path.join(logdir, 'tensorboard'))
     self._print_keys = print_keys
     self._start = time.time()
@@ -42,6 +46,7 @@ class MetricsWriter:
               for k, v in metrics.items()}
     record.setdefault('wall_time', time.time() - self._start)
     self._jsonl.write(json.dumps(record) + '\n')
+    self._jsonl.flush()  # Readers (tests, plots, the resume check) see whole lines.
     with self._summary.as_default(step=int(record.get('frames', 0))):
       for key, value in record.items():
         if isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -10,21 +10,24 @@ import json
 import os
 from typing import Dict
 
+import tensorflow as tf
+
 FILE_NAME = 'restarts.json'
 
 
 def write(logdir: str, counts: Dict[str, int]):
   path = os.path.join(logdir, FILE_NAME)
-  with open(path + '.tmp', 'w') as f:
+  with tf.io.gfile.GFile(path + '.tmp', 'w') as f:  # A local path or a bucket.
     json.dump(counts, f)
-  os.replace(path + '.tmp', path)  # Readers see the old counts or the new, never half.
+  # Readers see the old counts or the new, never half.
+  tf.io.gfile.rename(path + '.tmp', path, overwrite=True)
 
 
 def read(logdir: str) -> Dict[str, int]:
   """The counts so far, as metrics keys (`restarts_actor`, ...); {} before any restart."""
   try:
-    with open(os.path.join(logdir, FILE_NAME)) as f:
+    with tf.io.gfile.GFile(os.path.join(logdir, FILE_NAME)) as f:
       counts = json.load(f)
-  except (OSError, ValueError):
+  except (OSError, ValueError, tf.errors.NotFoundError):
     return {}
   return {f'restarts_{group}': int(count) for group, count in counts.items()}
