@@ -13,8 +13,8 @@ the agents makes one): the inference edge serves only streams that carry it.
 
 An agent without the learner stops by itself when the learner reports
 `total_environment_frames` reached, or after the learner has not answered for
-`--orphan_timeout_seconds` (its host is gone); the learner's own host stops as
-`launch.local` does. Ctrl-C or SIGTERM stops this host's nodes only.
+`--orphan_timeout_seconds` (its host is gone; before the learner's first answer, at
+least `STARTUP_SECONDS`); the learner's own host stops as `launch.local` does. Ctrl-C or SIGTERM stops this host's nodes only.
 """
 
 import os
@@ -64,6 +64,11 @@ def checked_program(plan: placement.Plan):
   return config, program
 
 
+# A learner that has not answered yet may still be starting (building its graphs, its
+# environments, restoring a checkpoint): until its first answer it gets at least this.
+STARTUP_SECONDS = 180.0
+
+
 def orphan_condition(config, timeout: float):
   """Stops a host without the learner when the run is done or its learner is gone."""
   started = time.monotonic()
@@ -72,8 +77,10 @@ def orphan_condition(config, timeout: float):
     stats = run_status.stats
     if stats and stats.get('frames', 0) >= config.total_environment_frames:
       return 'the learner reached total_environment_frames'
-    last = run_status.last_update or started
-    if time.monotonic() - last > timeout:
+    if run_status.last_update is None:
+      if time.monotonic() - started > max(timeout, STARTUP_SECONDS):
+        return f'the learner never answered in {max(timeout, STARTUP_SECONDS):g} s'
+    elif time.monotonic() - run_status.last_update > timeout:
       return f'the learner has not answered for {timeout:g} s (--orphan_timeout_seconds)'
     return None
   return condition

@@ -49,9 +49,12 @@ class HostNetwork:
       _ip('-n', namespace, 'link', 'set', inside, 'up')
       _ip('-n', namespace, 'link', 'set', 'lo', 'up')
 
+  def in_namespace(self, host: str) -> List[str]:
+    """The command prefix that runs a command inside `host`."""
+    return ['ip', 'netns', 'exec', self.namespaces[host]]
+
   def run(self, host: str, argv: List[str], **popen_kwargs) -> subprocess.Popen:
-    return subprocess.Popen(['ip', 'netns', 'exec', self.namespaces[host], *argv],
-                            **popen_kwargs)
+    return subprocess.Popen(self.in_namespace(host) + list(argv), **popen_kwargs)
 
   def pids(self, host: str) -> List[int]:
     result = subprocess.run(['ip', 'netns', 'pids', self.namespaces[host]],

@@ -33,18 +33,19 @@ def _make_plan(tmp_path, network, *overrides, config='configs/cartpole_vtrace.py
   return placement.Plan.load(path)
 
 
-def _start_agent(tmp_path, network, host, secret, marker=''):
+def _start_agent(tmp_path, network, host, secret, marker='', orphan_timeout=60):
   output = open(tmp_path / f'{host}.out', 'a')
   return network.run(
       host, [sys.executable, '-m', 'launch.host', f'--plan={tmp_path / "plan.json"}',
-             f'--host={host}', '--orphan_timeout_seconds=60'],
+             f'--host={host}', f'--orphan_timeout_seconds={orphan_timeout}'],
       cwd=helpers.REPO, stdout=output, stderr=subprocess.STDOUT, text=True,
       env=dict(os.environ, SEED_GRAPH_RUN_SECRET=secret,
                **{helpers.MARKER_VARIABLE: marker}))
 
 
-def _start_agents(tmp_path, network, secret, marker=''):
-  return {host: _start_agent(tmp_path, network, host, secret, marker) for host in HOSTS}
+def _start_agents(tmp_path, network, secret, marker='', orphan_timeout=60):
+  return {host: _start_agent(tmp_path, network, host, secret, marker, orphan_timeout)
+          for host in HOSTS}
 
 
 def _frames(tmp_path) -> int:
@@ -147,6 +148,27 @@ def test_a_cut_actor_host_and_a_killed_learner_host_do_not_stop_training(tmp_pat
     finally:
       for process in helpers.marked_processes(marker):
         process.kill()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason='network namespaces need root')
+def test_actor_hosts_stop_by_themselves_once_the_learner_host_is_gone(tmp_path):
+  with netns.HostNetwork(HOSTS) as network:
+    _make_plan(tmp_path, network, '--config.total_environment_frames=100000000',
+               '--config.logging.interval_seconds=1')
+    agents = _start_agents(tmp_path, network, secrets.token_urlsafe(24), orphan_timeout=15)
+    assert helpers.wait_for(lambda: _frames(tmp_path) > 5_000, 180), _outputs(tmp_path)
+    network.cut('learner')  # The learner's host vanishes for everyone else.
+    cut_at = time.time()
+    for host in ('cpu0', 'cpu1'):
+      agents[host].wait(timeout=90)
+      assert agents[host].returncode == 0, (host, _outputs(tmp_path))
+      assert not network.pids(host)
+      assert 'the learner has not answered for 15 s' in (tmp_path / f'{host}.out').read_text()
+    # The timeout, plus the stop of its nodes; not the minutes of a default timeout.
+    assert time.time() - cut_at < 60
+    agents['learner'].send_signal(signal.SIGINT)
+    agents['learner'].wait(timeout=150)
+    assert agents['learner'].returncode == 0 and not network.pids('learner')
 
 
 def test_an_agent_refuses_a_plan_its_program_does_not_match(tmp_path):
