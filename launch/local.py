@@ -122,15 +122,17 @@ def main(argv):
     program = registry.make_program(config)  # Validates the config before anything starts.
   except config_checks.ConfigError as error:
     _fail(str(error))
-  if _PRINT_CONFIG.value:
-    print(config_doc.documented(config, config_args.config_file(sys.argv)))
-    return
-  if _NETWORK.value == 'loopback':
-    _enter_loopback_network()
   shape_changes, other_changes = config_args.changes_since_last_launch(config)
   if shape_changes:
     _fail(f'{shape_changes[0]}: this logdir\'s checkpoint was made with the old value; '
           'use a new --logdir (changed: ' + '; '.join(shape_changes) + ')')
+  if _PRINT_CONFIG.value:
+    for change in other_changes:
+      print(f'resuming with a changed config: {change}', flush=True)
+    print(config_doc.documented(config, config_args.config_file(sys.argv)))
+    return
+  if _NETWORK.value == 'loopback':
+    _enter_loopback_network()  # Runs this again, inside; only the second run goes on.
   for change in other_changes:
     print(f'resuming with a changed config: {change}', flush=True)
   last = metrics_lib.last_record(config.logdir)
