@@ -26,6 +26,7 @@ from absl import app
 from absl import flags
 
 from launch import cluster_steps
+from launch import config_args
 
 _CONFIG = flags.DEFINE_string('config', None, 'Experiment config file (up); '
                               '`--config.KEY=VALUE` arguments override its keys.')
@@ -54,8 +55,7 @@ COMMANDS = ('up', 'status', 'logs', 'stop', 'down')
 
 
 def _parse_flags(argv):
-  _OVERRIDES.extend(a[len('--config.'):] for a in argv if a.startswith('--config.'))
-  return flags.FLAGS([a for a in argv if not a.startswith('--config.')])
+  return flags.FLAGS(config_args.take_overrides(argv, _OVERRIDES))
 
 
 def _cluster() -> cluster_steps.Cluster:

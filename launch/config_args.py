@@ -35,6 +35,13 @@ def config_file(argv: Iterable[str]) -> Optional[str]:
   return None
 
 
+def take_overrides(argv: List[str], overrides: List[str]) -> List[str]:
+  """Appends the `KEY=VALUE` of every `--config.KEY=VALUE` in `argv` to `overrides`
+  (for commands that pass them on as text); returns the other arguments."""
+  overrides.extend(a[len('--config.'):] for a in argv if a.startswith('--config.'))
+  return [a for a in argv if not a.startswith('--config.')]
+
+
 def unknown_override(argv: List[str]) -> Optional[str]:
   """A one-line error for a missing config file or for the first `--config.<key>`
   override whose key the config file does not define; None when all is well."""

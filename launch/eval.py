@@ -29,6 +29,7 @@ from absl import flags
 import ml_collections
 import numpy as np
 import reverb
+import tensorflow as tf
 
 from seed_graph import env_ids as env_ids_lib
 from seed_graph import envs
@@ -90,10 +91,9 @@ def checkpoint_path(logdir: str, name) -> str:
   directory = os.path.join(logdir, 'checkpoints')
   path = os.path.join(directory, name) if name and not os.path.isabs(name) else name
   if path is None:
-    if not os.path.exists(os.path.join(directory, 'checkpoint')):
+    path = tf.train.latest_checkpoint(directory)
+    if path is None:
       raise EvalError(f'{directory} holds no checkpoint yet')
-    with open(os.path.join(directory, 'checkpoint')) as f:
-      path = os.path.join(directory, f.readline().split('"')[1])
   if not os.path.exists(path + '.index'):
     raise EvalError(f'no checkpoint {path}')
   return path

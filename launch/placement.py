@@ -95,14 +95,15 @@ def load_config(config_path: str, overrides: Sequence[str],
   return config
 
 
-def _node_names(program: lp.Program) -> List[Tuple[str, object]]:
+def node_names(program: lp.Program) -> List[Tuple[str, object]]:
+  """('group/index', node) for every node, in program order."""
   return [(f'{group}/{index}', node) for group, nodes in program.groups.items()
           for index, node in enumerate(nodes)]
 
 
 def fingerprint(program: lp.Program, config: ml_collections.ConfigDict,
                 ports: Dict[str, List[int]]) -> str:
-  described = {'nodes': [name for name, _ in _node_names(program)], 'ports': ports,
+  described = {'nodes': [name for name, _ in node_names(program)], 'ports': ports,
                'config': json.loads(config.to_json())}
   return hashlib.sha256(json.dumps(described, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -117,7 +118,7 @@ def make_plan(program: lp.Program, config, config_path: str, overrides: Sequence
     raise PlanError('host names must differ')
   nodes, ports, next_port = {}, {}, base_port
   actor_names = [name for name, _ in actor_hosts]
-  for name, node in _node_names(program):
+  for name, node in node_names(program):
     group, index = name.split('/')
     nodes[name] = (actor_names[int(index) % len(actor_names)] if group == 'actor'
                    else learner_host[0])
@@ -129,7 +130,7 @@ def make_plan(program: lp.Program, config, config_path: str, overrides: Sequence
 
 def bind(program: lp.Program, plan: Plan):
   """Binds every address of the program to its host and port in the plan."""
-  for name, node in _node_names(program):
+  for name, node in node_names(program):
     host = plan.hosts[plan.nodes[name]]
     for address, port in zip(node.addresses, plan.ports[name]):
       address.bind(FixedAddressBuilder(f'{host}:{port}'))
@@ -146,8 +147,7 @@ def _host(text: str) -> Tuple[str, str]:
 
 
 def _parse_flags(argv):
-  _OVERRIDES.extend(a[len('--config.'):] for a in argv if a.startswith('--config.'))
-  return flags.FLAGS([a for a in argv if not a.startswith('--config.')])
+  return flags.FLAGS(config_args.take_overrides(argv, _OVERRIDES))
 
 
 def main(argv):

@@ -20,6 +20,8 @@ from absl import flags
 import launchpad as lp
 from ml_collections import config_flags
 
+from launch import placement
+
 # What travels on an edge, by the type of the handle the calling node holds.
 EDGE_LABELS = {
     'LearnerHandle': 'inference stream (gRPC)\\ncontrol (Courier)',
@@ -28,14 +30,9 @@ EDGE_LABELS = {
 }
 
 
-def _node_names(program: lp.Program):
-  return {id(node): f'{group}/{index}' for group, nodes in program.groups.items()
-          for index, node in enumerate(nodes)}
-
-
 def program_dot(program: lp.Program) -> str:
   """The program as a DOT digraph: one cluster per group, one edge per handle."""
-  names = _node_names(program)
+  names = {id(node): name for name, node in placement.node_names(program)}
   served_by = {}
   for group, nodes in program.groups.items():
     for node in nodes:

@@ -44,12 +44,10 @@ class RunStatus:
     self._started = started
     self._samples = collections.deque()  # (time, stats), the last 60 s and one more.
     self._stats: Optional[dict] = None
-    self.updates = 0
     self.last_update: Optional[float] = None  # When the learner last answered.
 
   def update(self, now: float, stats: dict):
     self._stats = stats
-    self.updates += 1
     self.last_update = now
     self._samples.append((now, stats))
     while len(self._samples) > 2 and self._samples[1][0] <= now - _WINDOWS[-1]:
@@ -112,7 +110,7 @@ class StatusReporter:
     self._every = 1.0 if console.interactive else plain_seconds
     self._stop = threading.Event()
     self._thread = threading.Thread(target=self._run, name='status', daemon=True)
-    self._updates_shown = 0
+    self._update_shown = None  # `last_update` of the status last shown.
 
   def start(self):
     self._thread.start()
@@ -121,7 +119,7 @@ class StatusReporter:
     """Stops polling; shows the last status once more if it changed since shown."""
     self._stop.set()
     self._thread.join(5)
-    if self._status.updates != self._updates_shown:
+    if self._status.last_update != self._update_shown:
       self._console.status(self._status.text(time.monotonic()))
     self._console.end_status()
 
@@ -138,5 +136,5 @@ class StatusReporter:
       if stats:
         self._status.update(now, stats)
       if now - last_shown >= self._every - 0.01:
-        last_shown, self._updates_shown = now, self._status.updates
+        last_shown, self._update_shown = now, self._status.last_update
         self._console.status(self._status.text(now))
