@@ -1,10 +1,12 @@
 """Atari 2600 through ale-py and gymnasium, with the standard SEED RL / Dopamine protocol:
 sticky actions, frame skip with max-pooling of the last two frames, 84x84 grayscale,
-random no-op starts, the full action set and a cap on episode length in frames."""
+random no-op starts, the full action set and a cap on episode length in frames; optionally
+the last `frame_stack` observations stacked (`[84, 84, k]`)."""
 
 import gymnasium
 from gymnasium.wrappers import AtariPreprocessing
 
+from seed_graph.envs import frame_stack
 from seed_graph.envs import gym_adapter
 
 
@@ -24,8 +26,8 @@ def validate_config(env_config):
   if env_config.game not in games():
     raise ValueError(f'env.game={env_config.game!r} is not an Atari game known to ale-py; '
                      f'valid: {", ".join(games())}')
-  for key in ('frame_skip', 'screen_size', 'max_episode_frames'):
-    if env_config[key] <= 0:
+  for key in ('frame_skip', 'screen_size', 'max_episode_frames', 'frame_stack'):
+    if env_config.get(key, 1) <= 0:
       raise ValueError(f'env.{key} must be positive, got {env_config[key]}')
   if not 0.0 <= env_config.sticky_action_probability <= 1.0:
     raise ValueError('env.sticky_action_probability must be in [0, 1], got '
@@ -34,7 +36,7 @@ def validate_config(env_config):
     raise ValueError(f'env.noop_max must be >= 0, got {env_config.noop_max}')
 
 
-def make_environment(env_config, seed: int) -> gym_adapter.GymnasiumEnv:
+def make_environment(env_config, seed: int):
   _register()
   raw = gymnasium.make(
       f'ALE/{env_config.game}-v5',
@@ -47,4 +49,6 @@ def make_environment(env_config, seed: int) -> gym_adapter.GymnasiumEnv:
   env = AtariPreprocessing(
       raw, noop_max=env_config.noop_max, frame_skip=env_config.frame_skip,
       screen_size=env_config.screen_size, grayscale_obs=True, terminal_on_life_loss=False)
-  return gym_adapter.GymnasiumEnv(env, seed, frames_per_step=env_config.frame_skip)
+  env = gym_adapter.GymnasiumEnv(env, seed, frames_per_step=env_config.frame_skip)
+  stack = env_config.get('frame_stack', 1)  # Absent from configs older than the key.
+  return frame_stack.FrameStack(env, stack) if stack > 1 else env
