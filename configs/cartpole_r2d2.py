@@ -26,6 +26,8 @@ def get_config():
   config.network.lstm_size = 64                # Width of the recurrent core.
   config.network.head_hidden_size = 64         # Hidden layer of each dueling stream.
   config.network.frame_stack = 1               # Frames stacked on the learner (1: none).
+  config.network.compute_dtype = 'float32'     # Convolution torso's arithmetic: 'float32' or
+                                               # 'bfloat16' (variables stay float32).
 
   config.actors = ml_collections.ConfigDict()
   config.actors.num = 2                        # Actor processes.

@@ -27,6 +27,8 @@ def get_config():
   config.network.mlp_sizes = (64, 64)          # Hidden layers of the MLP torso.
   config.network.lstm_size = 64                # Width of the recurrent core.
   config.network.torso_hidden_size = 256       # Dense layer after the convolutions (images).
+  config.network.compute_dtype = 'float32'     # Convolution torsos' arithmetic: 'float32' or
+                                               # 'bfloat16' (variables stay float32).
 
   config.actors = ml_collections.ConfigDict()
   config.actors.num = 2                        # Actor processes.

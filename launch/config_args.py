@@ -27,6 +27,13 @@ _PREFIX = '--config.'
 SHAPE_KEYS = ('algorithm', 'env.', 'network.', 'learner.unroll_length', 'learner.burn_in',
               'replay.')
 
+# Under the prefixes above but not shaping the checkpoint (variables stay float32).
+NOT_SHAPE_KEYS = ('network.compute_dtype',)
+
+# Keys added after logdirs were written without them, with the value that behaves as
+# their absence did: a logdir from before the key resumes with it as a non-change.
+ADDED_KEYS = {'network.compute_dtype': 'float32', 'env.frame_stack': 1}
+
 
 def config_file(argv: Iterable[str]) -> Optional[str]:
   for arg in argv:
@@ -91,11 +98,14 @@ def changes_since_last_launch(config: ml_collections.ConfigDict):
   with open(path) as f:
     old = flat_keys(json.load(f))
   new = flat_keys(json.loads(config.to_json()))
+  for key, value in ADDED_KEYS.items():
+    if key in new and key not in old:
+      old[key] = value
   shape, other = [], []
   for key in sorted(set(old) | set(new)):
     if old.get(key) != new.get(key):
       change = f'{key}: {old.get(key)!r} -> {new.get(key)!r}'
-      defines_shape = any(key == k or (k.endswith('.') and key.startswith(k))
-                          for k in SHAPE_KEYS)
+      defines_shape = key not in NOT_SHAPE_KEYS and any(
+          key == k or (k.endswith('.') and key.startswith(k)) for k in SHAPE_KEYS)
       (shape if defines_shape else other).append(change)
   return shape, other

@@ -9,6 +9,7 @@ import numpy as np
 
 from seed_graph import envs
 from seed_graph import env_ids
+from seed_graph.algos import layers
 from seed_graph.algos import networks
 
 
@@ -37,6 +38,7 @@ COMMON_SCHEMA = {
 VTRACE_SCHEMA = dict(COMMON_SCHEMA, **{
     'network': {
         'torso': str, 'mlp_sizes': tuple, 'lstm_size': int, 'torso_hidden_size': int,
+        'compute_dtype': str,
     },
     'learner': {
         'batch_size': int, 'unroll_length': int, 'queue_capacity': int,
@@ -106,6 +108,15 @@ def _check_program(config, schema, algorithm):
             'logging.checkpoint_interval_seconds', 'logging.return_window')
   if not 0.0 <= config.evaluators.epsilon <= 1.0:
     raise ConfigError(f'evaluators.epsilon: must be in [0, 1], got {config.evaluators.epsilon}')
+  if config.network.compute_dtype not in layers.COMPUTE_DTYPES:
+    raise ConfigError(f'network.compute_dtype: expected one of {layers.COMPUTE_DTYPES}, got '
+                      f'{config.network.compute_dtype!r}')
+  if config.network.compute_dtype != 'float32' and config.network.torso == 'mlp':
+    raise ConfigError("network.compute_dtype: only the convolution torsos compute in "
+                      f"{config.network.compute_dtype}; the 'mlp' torso is float32")
+  if config.network.compute_dtype == 'bfloat16' and not config.onednn:
+    raise ConfigError('network.compute_dtype: bfloat16 needs onednn=True (without oneDNN, '
+                      "TensorFlow 2.8's CPU convolutions return float32)")
 
 
 def _check_actors_and_evaluators(config):
@@ -188,7 +199,7 @@ def validate_vtrace_config(config):
 R2D2_SCHEMA = dict(COMMON_SCHEMA, **{
     'network': {
         'torso': str, 'mlp_sizes': tuple, 'torso_hidden_size': int, 'lstm_size': int,
-        'head_hidden_size': int, 'frame_stack': int,
+        'head_hidden_size': int, 'frame_stack': int, 'compute_dtype': str,
     },
     'exploration': {'base': float, 'alpha': float},
     'replay': {
@@ -241,8 +252,8 @@ def validate_r2d2_config(config):
     raise ConfigError(f'exploration.base: must be in (0, 1], got {config.exploration.base}')
   if config.exploration.alpha < 0:
     raise ConfigError(f'exploration.alpha: must be >= 0, got {config.exploration.alpha}')
-  if config.network.torso not in ('mlp', 'atari'):
-    raise ConfigError(f"network.torso: expected 'mlp' or 'atari', got "
+  if config.network.torso not in networks.TORSOS:
+    raise ConfigError(f'network.torso: expected one of {networks.TORSOS}, got '
                       f'{config.network.torso!r}')
 
   learner = config.learner
@@ -265,9 +276,9 @@ def validate_r2d2_config(config):
 
   info = _environment_info(config)
   image = len(info.observation_shape) in (2, 3)
-  if config.network.torso == 'atari' and not image:
-    raise ConfigError(f"network.torso: 'atari' needs image observations, got shape "
-                      f'{info.observation_shape}')
+  if config.network.torso != 'mlp' and not image:
+    raise ConfigError(f'network.torso: {config.network.torso!r} needs image observations, '
+                      f'got shape {info.observation_shape}')
   if config.network.frame_stack > 1 and not (image and len(info.observation_shape) == 2):
     raise ConfigError(f'network.frame_stack: stacking needs single-channel frames '
                       f'[H, W], got observations of shape {info.observation_shape}')

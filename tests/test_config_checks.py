@@ -34,6 +34,8 @@ def _config(tmp_path):
     ('actors.env_groups', 5, 'actors.env_groups: must be in [1, actors.env_batch_size=4]'),
     ('network.torso', 'transformer', 'network.torso'),
     ('network.torso', 'atari', "network.torso: 'atari' needs image observations"),
+    ('network.compute_dtype', 'float16', 'network.compute_dtype: expected one of'),
+    ('network.compute_dtype', 'bfloat16', "the 'mlp' torso is float32"),
     ('evaluators.epsilon', 2.0, 'evaluators.epsilon'),
     ('total_environment_frames', 0, 'total_environment_frames: must be positive'),
     ('logdir', '', 'logdir: empty'),
@@ -44,6 +46,15 @@ def test_bad_values_are_named(tmp_path, key, value, needle):
   with pytest.raises(config_checks.ConfigError) as error:
     vtrace.make_program(config)
   assert needle in str(error.value)
+
+
+def test_bfloat16_needs_onednn(tmp_path):
+  config = atari_vtrace.get_config()
+  config.logdir = str(tmp_path)
+  config.network.compute_dtype = 'bfloat16'
+  config.onednn = False
+  with pytest.raises(config_checks.ConfigError, match='bfloat16 needs onednn=True'):
+    vtrace.make_program(config)
 
 
 def test_unknown_and_missing_keys(tmp_path):

@@ -164,6 +164,11 @@ def test_q_networks_shapes_and_dueling():
   step_q, _ = network.step(tf.zeros([2], tf.int32), tf.zeros([2]), tf.zeros([2], tf.bool),
                            observations[0], network.initial_state(2))
   np.testing.assert_allclose(step_q.numpy(), q.numpy()[0], rtol=1e-5, atol=1e-6)
+  config.torso = 'resnet'  # SEED's deep torso works for R2D2 too.
+  resnet = q_networks.make_q_network(config, num_actions=5)
+  q, _ = resnet.unroll(tf.zeros([3, 2], tf.int32), tf.zeros([3, 2]), tf.zeros([3, 2], tf.bool),
+                       observations, resnet.initial_state(2))
+  assert q.shape == (3, 2, 5)
   config.torso = 'mlp'
   mlp = q_networks.make_q_network(config, num_actions=2)
   q, _ = mlp.unroll(tf.zeros([4, 3], tf.int32), tf.zeros([4, 3]), tf.zeros([4, 3], tf.bool),

@@ -57,6 +57,7 @@ def test_shipped_configs_are_valid(tmp_path):
     ('replay.priority_exponent', 1.5, 'replay.priority_exponent: must be in [0, 1]'),
     ('learner.n_step', 50, 'learner.n_step'),
     ('network.torso', 'atari', "network.torso: 'atari' needs image observations"),
+    ('network.torso', 'resnet', "network.torso: 'resnet' needs image observations"),
     ('network.frame_stack', 4, 'network.frame_stack'),
     ('exploration.base', 0.0, 'exploration.base'),
 ])

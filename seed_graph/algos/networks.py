@@ -11,6 +11,8 @@ from typing import Sequence
 import sonnet as snt
 import tensorflow as tf
 
+from seed_graph.algos import layers
+
 AgentOutput = collections.namedtuple('AgentOutput', ['policy_logits', 'baseline'])
 
 
@@ -29,38 +31,47 @@ class MLPTorso(snt.Module):
 
 class _ResidualBlock(snt.Module):
 
-  def __init__(self, channels, name=None):
+  def __init__(self, channels, compute_dtype='float32', name=None):
     super().__init__(name=name)
-    self._conv_a = snt.Conv2D(channels, 3, stride=1, padding='SAME')
-    self._conv_b = snt.Conv2D(channels, 3, stride=1, padding='SAME')
+    self._conv_a = layers.Conv2D(channels, 3, compute_dtype=compute_dtype, name='conv_a')
+    self._conv_b = layers.Conv2D(channels, 3, compute_dtype=compute_dtype, name='conv_b')
 
   def __call__(self, x):
     residual = self._conv_b(tf.nn.relu(self._conv_a(tf.nn.relu(x))))
     return x + residual
 
 
+def _scaled_frames(observations, compute_dtype):
+  """uint8 pixels as `[B, H, W, C]` in [0, 1], in the torso's compute dtype."""
+  x = tf.cast(observations, tf.float32) / 255.0
+  if x.shape.rank == 3:  # [B, H, W] grayscale without a channel axis.
+    x = x[..., tf.newaxis]
+  return tf.cast(x, compute_dtype)
+
+
 class ResNetTorso(snt.Module):
   """SEED RL's deep torso for images: three conv stacks (16, 32, 32), then dense 256.
 
   Each stack is a 3x3 convolution, a 3x3 max-pool of stride 2 and two residual blocks.
-  uint8 pixels are scaled to [0, 1] here, so actors and replay keep them as bytes.
+  uint8 pixels are scaled to [0, 1] here, so actors and replay keep them as bytes. The
+  arithmetic runs in `compute_dtype` (see `layers`); the features come out float32.
   """
 
-  def __init__(self, channels=(16, 32, 32), hidden_size=256, name='resnet_torso'):
+  def __init__(self, channels=(16, 32, 32), hidden_size=256, compute_dtype='float32',
+               name='resnet_torso'):
     super().__init__(name=name)
+    self._compute_dtype = compute_dtype
     self._stacks = []
     for index, num_channels in enumerate(channels):
       self._stacks.append((
-          snt.Conv2D(num_channels, 3, stride=1, padding='SAME', name=f'conv_{index}'),
-          _ResidualBlock(num_channels, name=f'residual_{index}_a'),
-          _ResidualBlock(num_channels, name=f'residual_{index}_b'),
+          layers.Conv2D(num_channels, 3, compute_dtype=compute_dtype, name=f'conv_{index}'),
+          _ResidualBlock(num_channels, compute_dtype, name=f'residual_{index}_a'),
+          _ResidualBlock(num_channels, compute_dtype, name=f'residual_{index}_b'),
       ))
-    self._linear = snt.Linear(hidden_size)
+    self._linear = layers.Linear(hidden_size, compute_dtype=compute_dtype, name='linear')
 
   def __call__(self, observations):
-    x = tf.cast(observations, tf.float32) / 255.0
-    if x.shape.rank == 3:  # [B, H, W] grayscale without a channel axis.
-      x = x[..., tf.newaxis]
+    x = _scaled_frames(observations, self._compute_dtype)
     for conv, block_a, block_b in self._stacks:
       x = conv(x)
       x = tf.nn.pool(x, window_shape=[3, 3], pooling_type='MAX', padding='SAME',
@@ -68,31 +79,34 @@ class ResNetTorso(snt.Module):
       x = block_b(block_a(x))
     x = tf.nn.relu(x)
     x = snt.Flatten()(x)
-    return tf.nn.relu(self._linear(x))
+    return tf.cast(tf.nn.relu(self._linear(x)), tf.float32)
 
 
 class AtariTorso(snt.Module):
   """The Nature DQN convolutions (SEED RL's R2D2 torso; Sample Factory's Atari one):
   32x8x8/4, 64x4x4/2, 64x3x3/1 (VALID padding, ReLU), then a dense layer (512). About
-  a sixth of the ResNet's training cost on a CPU. uint8 pixels are scaled to [0, 1]."""
+  a sixth of the ResNet's training cost on a CPU. uint8 pixels are scaled to [0, 1]; the
+  arithmetic runs in `compute_dtype` (see `layers`); the features come out float32."""
 
-  def __init__(self, hidden_size=512, name='atari_torso'):
+  def __init__(self, hidden_size=512, compute_dtype='float32', name='atari_torso'):
     super().__init__(name=name)
+    self._compute_dtype = compute_dtype
     self._convs = [
-        snt.Conv2D(32, 8, stride=4, padding='VALID', name='conv_0'),
-        snt.Conv2D(64, 4, stride=2, padding='VALID', name='conv_1'),
-        snt.Conv2D(64, 3, stride=1, padding='VALID', name='conv_2'),
+        layers.Conv2D(32, 8, stride=4, padding='VALID', compute_dtype=compute_dtype,
+                      name='conv_0'),
+        layers.Conv2D(64, 4, stride=2, padding='VALID', compute_dtype=compute_dtype,
+                      name='conv_1'),
+        layers.Conv2D(64, 3, stride=1, padding='VALID', compute_dtype=compute_dtype,
+                      name='conv_2'),
     ]
-    self._linear = snt.Linear(hidden_size, name='dense')
+    self._linear = layers.Linear(hidden_size, compute_dtype=compute_dtype, name='dense')
 
   def __call__(self, observations):
-    x = tf.cast(observations, tf.float32) / 255.0
-    if x.shape.rank == 3:  # [B, H, W] single grayscale frames.
-      x = x[..., tf.newaxis]
+    x = _scaled_frames(observations, self._compute_dtype)
     for conv in self._convs:
       x = tf.nn.relu(conv(x))
     x = snt.Flatten()(x)
-    return tf.nn.relu(self._linear(x))
+    return tf.cast(tf.nn.relu(self._linear(x)), tf.float32)
 
 
 class RecurrentCore(snt.Module):
@@ -194,15 +208,21 @@ class ActorCriticAgent(snt.Module):
 TORSOS = ('mlp', 'resnet', 'atari')
 
 
-def make_agent(network_config, observation_shape, num_actions) -> ActorCriticAgent:
-  """Builds the agent named by `network_config.torso` (one of TORSOS)."""
+def make_torso(network_config) -> snt.Module:
+  """The torso named by `network_config.torso` (one of TORSOS)."""
+  compute_dtype = getattr(network_config, 'compute_dtype', 'float32')  # Older configs: none.
   if network_config.torso == 'mlp':
-    torso = MLPTorso(network_config.mlp_sizes)
-  elif network_config.torso == 'resnet':
-    torso = ResNetTorso(hidden_size=network_config.torso_hidden_size)
-  elif network_config.torso == 'atari':
-    torso = AtariTorso(hidden_size=network_config.torso_hidden_size)
-  else:
-    raise ValueError(f'network.torso={network_config.torso!r}: expected one of {TORSOS}')
+    return MLPTorso(network_config.mlp_sizes)
+  if network_config.torso == 'resnet':
+    return ResNetTorso(hidden_size=network_config.torso_hidden_size,
+                       compute_dtype=compute_dtype)
+  if network_config.torso == 'atari':
+    return AtariTorso(hidden_size=network_config.torso_hidden_size,
+                      compute_dtype=compute_dtype)
+  raise ValueError(f'network.torso={network_config.torso!r}: expected one of {TORSOS}')
+
+
+def make_agent(network_config, observation_shape, num_actions) -> ActorCriticAgent:
+  """The actor-critic agent with the torso named by `network_config.torso`."""
   del observation_shape  # Sonnet modules infer input sizes on first call.
-  return ActorCriticAgent(num_actions, torso, network_config.lstm_size)
+  return ActorCriticAgent(num_actions, make_torso(network_config), network_config.lstm_size)

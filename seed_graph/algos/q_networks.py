@@ -56,15 +56,10 @@ class DuelingLSTMQNetwork(snt.Module):
 
 
 def make_q_network(network_config, num_actions) -> DuelingLSTMQNetwork:
-  """'atari' torso (convolutions) for images, 'mlp' for vector observations."""
-  if network_config.torso == 'atari':
-    torso = networks.AtariTorso(network_config.torso_hidden_size)
-  elif network_config.torso == 'mlp':
-    torso = networks.MLPTorso(network_config.mlp_sizes)
-  else:
-    raise ValueError(f"network.torso={network_config.torso!r}: expected 'atari' or 'mlp'")
-  return DuelingLSTMQNetwork(num_actions, torso, network_config.lstm_size,
-                             network_config.head_hidden_size)
+  """The torso named by `network_config.torso` ('mlp' for vectors; 'atari' or 'resnet'
+  for images), the LSTM and dueling heads."""
+  return DuelingLSTMQNetwork(num_actions, networks.make_torso(network_config),
+                             network_config.lstm_size, network_config.head_hidden_size)
 
 
 def state_sizes(network: DuelingLSTMQNetwork) -> Sequence[int]:

@@ -1,0 +1,85 @@
+"""Layers that keep float32 variables and may compute in bfloat16 (`algos.layers`)."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import sonnet as snt
+import tensorflow as tf
+
+from seed_graph.algos import layers
+from seed_graph.algos import networks
+
+
+def _frames(batch=6, channels=4):
+  return tf.constant(np.random.default_rng(0).integers(0, 255, (batch, 84, 84, channels)),
+                     tf.uint8)
+
+
+class _SonnetAtariTorso(snt.Module):
+  """The Nature torso as it was built from Sonnet's own modules (before `layers`)."""
+
+  def __init__(self):
+    super().__init__(name='atari_torso')
+    self._convs = [snt.Conv2D(32, 8, stride=4, padding='VALID'),
+                   snt.Conv2D(64, 4, stride=2, padding='VALID'),
+                   snt.Conv2D(64, 3, stride=1, padding='VALID')]
+    self._linear = snt.Linear(512)
+
+  def __call__(self, observations):
+    x = tf.cast(observations, tf.float32) / 255.0
+    for conv in self._convs:
+      x = tf.nn.relu(conv(x))
+    return tf.nn.relu(self._linear(snt.Flatten()(x)))
+
+
+def test_a_checkpoint_of_sonnet_modules_restores_into_these_layers(tmp_path):
+  frames = _frames()
+  old = _SonnetAtariTorso()
+  expected = old(frames)
+  path = tf.train.Checkpoint(torso=old).write(str(tmp_path / 'old'))
+  new = networks.AtariTorso(hidden_size=512)
+  new(frames)  # Creates the variables.
+  tf.train.Checkpoint(torso=new).read(path).assert_consumed()
+  np.testing.assert_allclose(new(frames).numpy(), expected.numpy(), rtol=1e-5, atol=1e-5)
+
+
+# bfloat16 convolutions need oneDNN, which TensorFlow reads from the environment at
+# import: this part runs in a child process with it on, as every node process runs.
+_BFLOAT16_CHECK = """
+import numpy as np, tensorflow as tf
+from seed_graph.algos import networks
+frames = tf.constant(np.random.default_rng(0).integers(0, 255, (6, 84, 84, 4)), tf.uint8)
+for torso_class in (networks.AtariTorso, networks.ResNetTorso):
+  exact, fast = torso_class(compute_dtype='float32'), torso_class(compute_dtype='bfloat16')
+  exact(frames)
+  fast(frames)
+  for source, target in zip(exact.trainable_variables, fast.trainable_variables):
+    target.assign(source)
+  with tf.GradientTape() as tape:
+    features = fast(frames)
+    loss = tf.reduce_mean(tf.square(features))
+  gradients = tape.gradient(loss, fast.trainable_variables)
+  assert features.dtype == tf.float32
+  assert all(v.dtype == tf.float32 for v in fast.trainable_variables)
+  assert all(g.dtype == tf.float32 and np.isfinite(g.numpy()).all() for g in gradients)
+  reference = exact(frames).numpy()
+  # bfloat16 keeps 8 significant bits: features agree to a few percent of their scale.
+  error = np.abs(features.numpy() - reference).max()
+  assert 0 < error < 0.05 * np.abs(reference).max(), (torso_class.__name__, error)
+print('ok')
+"""
+
+
+def test_bfloat16_keeps_float32_variables_and_gradients_and_close_outputs():
+  result = subprocess.run([sys.executable, '-c', _BFLOAT16_CHECK], capture_output=True,
+                          text=True, timeout=300,
+                          env=dict(os.environ, TF_ENABLE_ONEDNN_OPTS='1'))
+  assert result.stdout.strip().endswith('ok'), result.stderr[-3000:]
+
+
+def test_an_unknown_compute_dtype_is_refused():
+  with pytest.raises(ValueError, match='float16'):
+    layers.Conv2D(8, 3, compute_dtype='float16')
