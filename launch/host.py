@@ -110,7 +110,8 @@ def main(argv):
       commands, config, program.groups['learner'][0].control_address(),
       _STOP_GRACE.value, _MAX_RESTARTS.value,
       console_lib.Console(show_all=_CONSOLE.value == 'all'),
-      None if learner_here else orphan_condition(config, _ORPHAN_TIMEOUT.value)))
+      None if learner_here else orphan_condition(config, _ORPHAN_TIMEOUT.value),
+      host=_HOST.value))
 
 
 if __name__ == '__main__':

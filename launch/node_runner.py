@@ -14,11 +14,12 @@ from seed_graph import launcher_watch
 
 def run_nodes(commands: Sequence[node_commands.NodeCommand], config, learner_address: str,
               grace_seconds: float, max_restarts: int, console: console_lib.Console,
-              stop_condition: Optional[Callable[[status.RunStatus], Optional[str]]] = None
-              ) -> int:
+              stop_condition: Optional[Callable[[status.RunStatus], Optional[str]]] = None,
+              host: Optional[str] = None) -> int:
   """Starts `commands` (each a process), supervises them, shows the learner's status
   (polled at `learner_address`) until the program stops; the exit code.
-  `stop_condition(run_status)` may stop it early with a reason."""
+  `stop_condition(run_status)` may stop it early with a reason; `host` is the
+  multi-host agent's host name (None under `launch.local`)."""
   # Nodes inherit this and stop if this process dies without stopping them.
   os.environ[launcher_watch.LAUNCHER_PID_VARIABLE] = str(os.getpid())
   # Node processes run Launchpad's entry script, so the directory we were started in is
@@ -39,6 +40,7 @@ def run_nodes(commands: Sequence[node_commands.NodeCommand], config, learner_add
   try:
     return supervisor.Supervisor(
         commands, log_dir, config.logdir, grace_seconds,
-        supervisor.RestartPolicy(max_restarts=max_restarts), console, condition).run()
+        supervisor.RestartPolicy(max_restarts=max_restarts), console, condition,
+        host).run()
   finally:
     reporter.stop()

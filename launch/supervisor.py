@@ -62,14 +62,19 @@ class Supervisor:
                logdir: str, grace_seconds: float,
                policy: RestartPolicy = RestartPolicy(),
                console: Optional[console_lib.Console] = None,
-               stop_condition: Optional[Callable[[], Optional[str]]] = None):
+               stop_condition: Optional[Callable[[], Optional[str]]] = None,
+               host: Optional[str] = None):
     """`stop_condition()`, if given, is asked every 0.2 s for a reason to stop the
-    program (None: go on); a multi-host agent stops when its learner is done or gone."""
+    program (None: go on); a multi-host agent stops when its learner is done or gone.
+    `host` names the multi-host agent's restart-count file (`seed_graph.restarts`)."""
     self._stop_condition = stop_condition
     self._console = console or console_lib.Console()
     self._nodes = [node_process.NodeProcess(c, log_dir, self._console) for c in commands]
     self._states: Dict[str, _NodeState] = {n.name: _NodeState() for n in self._nodes}
     self._logdir = logdir
+    self._host = host
+    # A launcher started again on the same logdir counts on from its file.
+    self._earlier_restarts = restarts.read_counts(restarts.path(logdir, host))
     self._grace = grace_seconds
     self._policy = policy
     self._stop_reason: Optional[str] = None
@@ -154,10 +159,10 @@ class Supervisor:
     delay = self._policy.backoff(state.quick_exits)
     state.restarts += 1
     state.restart_at = time.time() + delay
-    counts = collections.Counter()
+    counts = collections.Counter(self._earlier_restarts)
     for other in self._nodes:
       counts[other.command.group] += self._states[other.name].restarts
-    restarts.write(self._logdir, {g: n for g, n in counts.items() if n})
+    restarts.write(self._logdir, {g: n for g, n in counts.items() if n}, self._host)
     self._say(f'{what}; restarting it in {delay:g} s (restart {state.restarts} of this node)')
 
   def _stop_in_order(self):

@@ -1,33 +1,54 @@
-"""How often the launcher has restarted each group's crashed nodes, kept in the logdir.
+"""How often the launchers have restarted each group's crashed nodes, kept in the logdir.
 
-The supervising launcher (`launch.supervisor`) writes `<logdir>/restarts.json`, e.g.
-`{"actor": 3, "learner": 1}`, replacing the file whole on each restart; the learner adds
-the counts to its metrics lines as `restarts_<group>`. A file, because the learner may
-itself be the node that was restarted, and the counts outlive any one process.
+Each supervising launcher writes its own file, replacing it whole on each restart:
+`launch.local` writes `<logdir>/restarts.json`, the agent of host H of a multi-host run
+`<logdir>/restarts-H.json`, e.g. `{"actor": 3}`. The learner adds the counts of every
+file to its metrics lines as `restarts_<group>`. Files, because the learner may itself be
+the node that was restarted, and the counts outlive any one process (a launcher started
+again on the same logdir counts on from its file). Across hosts, the learner sees another
+host's counts when the logdir is shared (a bucket, or one machine's namespaces).
 """
 
+import collections
 import json
 import os
-from typing import Dict
+from typing import Dict, Optional
 
 import tensorflow as tf
 
 FILE_NAME = 'restarts.json'
 
 
-def write(logdir: str, counts: Dict[str, int]):
-  path = os.path.join(logdir, FILE_NAME)
-  with tf.io.gfile.GFile(path + '.tmp', 'w') as f:  # A local path or a bucket.
+def path(logdir: str, host: Optional[str] = None) -> str:
+  """The file of the launcher on `host` (None: the single-machine launcher)."""
+  return os.path.join(logdir, FILE_NAME if host is None else f'restarts-{host}.json')
+
+
+def write(logdir: str, counts: Dict[str, int], host: Optional[str] = None):
+  target = path(logdir, host)
+  with tf.io.gfile.GFile(target + '.tmp', 'w') as f:  # A local path or a bucket.
     json.dump(counts, f)
   # Readers see the old counts or the new, never half.
-  tf.io.gfile.rename(path + '.tmp', path, overwrite=True)
+  tf.io.gfile.rename(target + '.tmp', target, overwrite=True)
+
+
+def read_counts(file_path: str) -> Dict[str, int]:
+  """One launcher's counts by group; {} if it has restarted nothing yet."""
+  try:
+    with tf.io.gfile.GFile(file_path) as f:
+      return {group: int(count) for group, count in json.load(f).items()}
+  except (OSError, ValueError, AttributeError, tf.errors.NotFoundError):
+    return {}
 
 
 def read(logdir: str) -> Dict[str, int]:
-  """The counts so far, as metrics keys (`restarts_actor`, ...); {} before any restart."""
+  """Every launcher's counts summed, as metrics keys (`restarts_actor`, ...); {} before
+  any restart."""
   try:
-    with tf.io.gfile.GFile(os.path.join(logdir, FILE_NAME)) as f:
-      counts = json.load(f)
-  except (OSError, ValueError, tf.errors.NotFoundError):
+    files = tf.io.gfile.glob(os.path.join(logdir, 'restarts*.json'))
+  except tf.errors.OpError:
     return {}
-  return {f'restarts_{group}': int(count) for group, count in counts.items()}
+  totals = collections.Counter()
+  for file_path in files:
+    totals.update(read_counts(file_path))
+  return {f'restarts_{group}': count for group, count in sorted(totals.items())}

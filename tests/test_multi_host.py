@@ -90,6 +90,16 @@ def test_vtrace_trains_across_three_hosts_and_every_host_stops_at_the_end(tmp_pa
     assert 'the learner reached total_environment_frames' in (tmp_path / 'cpu0.out').read_text()
 
 
+def _kill_an_actor_and_see_the_learner_count_it(tmp_path, marker):
+  # An actor killed on an actor host is restarted by that host's agent, and the count
+  # reaches the learner's metrics (these hosts share the logdir, as a bucket would).
+  helpers.node_processes(marker)['actor/0'].kill()
+  assert helpers.wait_for(
+      lambda: helpers.read_metrics(tmp_path / 'run')[-1].get('restarts_actor') == 1,
+      60), _outputs(tmp_path)
+  assert list((tmp_path / 'run').glob('restarts-cpu*.json'))
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason='network namespaces need root')
 def test_a_cut_actor_host_and_a_killed_learner_host_do_not_stop_training(tmp_path):
   marker = uuid.uuid4().hex
@@ -126,6 +136,8 @@ def test_a_cut_actor_host_and_a_killed_learner_host_do_not_stop_training(tmp_pat
       assert helpers.wait_for(lambda: sum(actor.cpu_times()[:2]) > cpu_while_cut + 2.0,
                               90), _outputs(tmp_path)
       assert actor.is_running()  # The same process: it was never restarted.
+
+      _kill_an_actor_and_see_the_learner_count_it(tmp_path, marker)
 
       # The learner host's agent is killed outright: its learner saves and stops;
       # started again, it resumes from that checkpoint while the actors wait for it.

@@ -43,12 +43,13 @@ def _command(tmp_path, name, seconds=-1.0, exit_code=0):
        str(exit_code)), {})
 
 
-def _run(tmp_path, commands, policy=FAST, stop_after=None, grace=20):
+def _run(tmp_path, commands, policy=FAST, stop_after=None, grace=20, host=None):
   log_dir = tmp_path / 'logs'
   os.makedirs(log_dir, exist_ok=True)
   if stop_after is not None:
     threading.Timer(stop_after, os.kill, (os.getpid(), signal.SIGTERM)).start()
-  return supervisor.Supervisor(commands, str(log_dir), str(tmp_path), grace, policy).run()
+  return supervisor.Supervisor(commands, str(log_dir), str(tmp_path), grace, policy,
+                               host=host).run()
 
 
 def _stop_order(tmp_path):
@@ -74,6 +75,26 @@ def test_a_crashing_actor_is_restarted_and_counted(tmp_path):
   with open(tmp_path / restarts.FILE_NAME) as f:
     assert 2 <= json.load(f)['actor'] <= 3
   assert restarts.read(str(tmp_path))['restarts_actor'] >= 2
+
+
+def test_each_host_counts_in_its_own_file_and_the_learner_sees_the_sum(tmp_path):
+  # Two hosts' agents share a logdir (a bucket, or namespaces of one machine).
+  for host in ('cpu0', 'cpu1'):
+    commands = [_command(tmp_path, 'actor/0', 0.5, 3)]
+    assert _run(tmp_path, commands, stop_after=1.6, host=host) == 0
+  per_host = [restarts.read_counts(restarts.path(str(tmp_path), h))['actor']
+              for h in ('cpu0', 'cpu1')]
+  assert all(n >= 1 for n in per_host)
+  assert not os.path.exists(tmp_path / restarts.FILE_NAME)
+  assert restarts.read(str(tmp_path)) == {'restarts_actor': sum(per_host)}
+
+
+def test_a_launcher_started_again_counts_on_from_its_file(tmp_path):
+  restarts.write(str(tmp_path), {'actor': 5, 'learner': 1})
+  commands = [_command(tmp_path, 'learner/0'), _command(tmp_path, 'actor/0', 0.5, 3)]
+  assert _run(tmp_path, commands, stop_after=1.6) == 0
+  counts = restarts.read(str(tmp_path))
+  assert counts['restarts_actor'] >= 6 and counts['restarts_learner'] == 1
 
 
 def test_a_crash_loop_stops_the_program_with_exit_code_1(tmp_path, capsys):
