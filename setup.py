@@ -6,7 +6,9 @@ setuptools.setup(
     name='seed_graph',
     version='0.1.0',
     description='SEED RL as declarative Launchpad program graphs.',
-    python_requires='>=3.10,<3.11',  # dm-launchpad 0.5.2 ships wheels up to 3.10 only.
+    # dm-launchpad 0.5.2 ships wheels up to 3.10 only. 3.8 is the learner host's on a
+    # Cloud TPU VM (the tpu-vm-tf-2.8.x runtime): requirements/constraints-py38.txt.
+    python_requires='>=3.8,<3.11',
     packages=setuptools.find_packages(include=(
         'seed_graph', 'seed_graph.*', 'launch', 'launch.*', 'configs', 'configs.*')),
     install_requires=[
@@ -16,10 +18,14 @@ setuptools.setup(
         'dm-reverb==0.7.2',
         'dm-sonnet==2.0.2',
         'dm-tree',
-        'grpcio==1.85.0',
-        'matplotlib==3.8.4',  # launch.plot; 3.9 needs numpy >= 1.23.
-        'gymnasium==1.4.0',
-        'ale-py==0.12.1',
+        'grpcio==1.85.0; python_version >= "3.10"',
+        'grpcio==1.70.0; python_version < "3.10"',  # The newest with 3.8 wheels.
+        'matplotlib==3.8.4; python_version >= "3.10"',  # launch.plot; 3.9 needs numpy >= 1.23.
+        'matplotlib==3.7.5; python_version < "3.10"',  # The newest with 3.8 wheels.
+        'gymnasium==1.4.0; python_version >= "3.10"',
+        'gymnasium==1.1.1; python_version < "3.10"',  # The newest with 3.8 wheels.
+        'ale-py==0.12.1; python_version >= "3.10"',
+        'ale-py==0.10.1; python_version < "3.10"',  # The newest with 3.8 wheels.
         'ml-collections',
         'numpy==1.22.4',
         'opencv-python-headless<4.12',

@@ -123,12 +123,17 @@ def _machines(cluster: Cluster, ports: str) -> List[Step]:
        for h in cluster.hosts[1:]]
 
 
+def _host_python(host: str) -> str:
+  """The learner's TPU VM runs the runtime's Python 3.8 (setup_host.sh --tpu_vm)."""
+  return '.venv38/bin/python' if host == 'learner' else PYTHON
+
+
 def start_agent_steps(cluster: Cluster, hosts: Sequence[str]) -> List[Step]:
   command = (f'cd {REMOTE_DIR} && SEED_GRAPH_RUN_SECRET=$(cat run_secret) nohup '
-             '.venv/bin/python -m launch.host --plan=plan.json --host={host} '
+             '{python} -m launch.host --plan=plan.json --host={host} '
              '>> agent.log 2>&1 < /dev/null &')
-  return [_ssh(cluster, host, command.replace('{host}', host), f'start {host}\'s agent')
-          for host in hosts]
+  return [_ssh(cluster, host, command.replace('{python}', _host_python(host)).replace(
+      '{host}', host), f'start {host}\'s agent') for host in hosts]
 
 
 def up_steps(cluster: Cluster, config_path: str, overrides: Sequence[str],
@@ -159,7 +164,8 @@ def up_steps(cluster: Cluster, config_path: str, overrides: Sequence[str],
                           bundle, *files, f'{cluster.vm(host)}:', *cluster.where()]))
     steps.append(_ssh(cluster, host, f'tar -xzf {REMOTE_DIR}.tar.gz && mv plan.json '
                       f'run_secret {REMOTE_DIR}/ && chmod 600 {REMOTE_DIR}/run_secret && '
-                      f'bash {REMOTE_DIR}/launch/cloud/setup_host.sh', f'set {host} up'))
+                      f'bash {REMOTE_DIR}/launch/cloud/setup_host.sh'
+                      + (' --tpu_vm' if host == 'learner' else ''), f'set {host} up'))
   return steps + start_agent_steps(cluster, cluster.hosts) + [
       _ssh(cluster, 'learner', f'tail -F {REMOTE_DIR}/agent.log',
            'follow the learner host (Ctrl-C stops following, not the run)')]

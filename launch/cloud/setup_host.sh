@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
-# Prepares one host of a multi-host run (launch.cluster copies the code bundle here and
-# runs this over ssh): unpacks the bundle into ~/seed_graph and sets up its .venv with
-# the project's own script. Safe to run again; a second run takes seconds.
+# Prepares one host of a multi-host run inside its unpacked code bundle (launch.cluster
+# runs this over ssh). Safe to run again; a second run takes seconds.
+#   setup_host.sh           an actor VM: .venv on CPython 3.10 (pyenv builds one when the
+#                           image has none).
+#   setup_host.sh --tpu_vm  the learner's TPU VM: .venv38 on the runtime's own Python 3.8
+#                           (tpu-vm-tf-2.8.x), seeing the runtime's TensorFlow build, which
+#                           then satisfies the tensorflow pin instead of a CPU wheel.
 set -euo pipefail
-bundle="${1:?usage: setup_host.sh BUNDLE.tar.gz}"
-mkdir -p "$HOME/seed_graph"
-tar -xzf "$bundle" -C "$HOME"
-cd "$HOME/seed_graph"
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+if [[ "${1:-}" == --tpu_vm ]]; then
+  if ! python3.8 -c 'import ensurepip' 2>/dev/null; then  # Ubuntu splits venv out.
+    sudo apt-get update -qq
+    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3.8-venv
+  fi
+  SEED_GRAPH_PYTHON38="$(command -v python3.8)" \
+    bash scripts/setup_env.sh --python=3.8 --system-site-packages
+  exit 0
+fi
 # Debian images lack a CPython 3.10; pyenv builds one when there is none.
 if ! command -v python3.10 >/dev/null && ! command -v pyenv >/dev/null; then
   sudo apt-get update -qq
