@@ -127,9 +127,9 @@ def main(argv):
     print(json.dumps(clients(_ADDRESS.value, _STREAMS.value, _PROCESSES.value,
                              _SECONDS.value)))
     return
-  from tests import netns  # pylint: disable=g-import-not-at-top
+  from launch import netns_hosts  # pylint: disable=g-import-not-at-top
   results = {'loopback': [], 'across_hosts': []}
-  with netns.HostNetwork(['learner', 'cpu0']) as network:
+  with netns_hosts.HostNetwork(['learner', 'cpu0']) as network:
     for _ in range(_ROUNDS.value):
       for name in results:
         results[name].append(_run_round(network, across=name == 'across_hosts'))

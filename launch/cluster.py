@@ -4,6 +4,7 @@ r"""The same program on Cloud TPU VMs and Compute Engine VMs, with gcloud.
       --project=P --zone=europe-west4-a --run_id=pong1 [--actor_hosts=2 \
       --actor_machine_type=n2-standard-8 --learner_accelerator=v3-8 --spot] [--dry_run]
   python -m launch.cluster status|logs|stop|down --project=P --zone=Z --run_id=R
+  python -m launch.cluster up --backend=netns --hosts=3 --config=... --logdir=...  (root)
 
 `up` makes what the run needs, each step one gcloud (or local) command: a code bundle
 (`git archive`), a firewall rule that admits only the run's own instances (network tag
@@ -16,8 +17,13 @@ a preemption, say). `stop` sends Ctrl-C to every agent (actor hosts first); `dow
 deletes the VMs and the firewall rule. `--dry_run` prints the placement plan (with the
 addresses still to be read) and then every command, shell-quoted and in order, and runs
 nothing.
+
+`--backend=netns --hosts=N` runs the same plan and agents on N network-namespace hosts of
+this machine instead, in the foreground until the program ends or Ctrl-C
+(`launch.netns_cluster`); this is how the multi-host launcher is tested.
 """
 
+import os
 import shlex
 import sys
 from typing import List
@@ -49,6 +55,10 @@ _BASE_PORT = flags.DEFINE_integer('base_port', 20000, 'The plan\'s first port.')
 _RESTART_HOST = flags.DEFINE_string('restart_host', None, 'up: only start this host\'s '
                                     'agent again.')
 _DRY_RUN = flags.DEFINE_bool('dry_run', False, 'Print the plan and commands; run nothing.')
+_BACKEND = flags.DEFINE_enum('backend', 'gcloud', ['gcloud', 'netns'], 'Where the hosts are: '
+                             'Google Cloud VMs, or network namespaces of this machine (root).')
+_HOSTS = flags.DEFINE_integer('hosts', 3, 'netns: hosts (one learner host, the rest actor '
+                              'hosts).', lower_bound=2)
 _OVERRIDES = []  # The `--config.KEY=VALUE` arguments, taken out before absl sees them.
 
 COMMANDS = ('up', 'status', 'logs', 'stop', 'down')
@@ -80,9 +90,25 @@ def _steps(command: str, cluster: cluster_steps.Cluster) -> List[cluster_steps.S
   return getattr(cluster_steps, f'{command}_steps')(cluster)
 
 
+def _netns_up(argv) -> int:
+  if argv[1] != 'up' or _DRY_RUN.value or _RESTART_HOST.value:
+    raise app.UsageError('--backend=netns runs `up` in the foreground (Ctrl-C stops it); '
+                         'status, logs, stop, down, --dry_run and --restart_host are for gcloud')
+  if not _CONFIG.value or not _LOGDIR.value:
+    raise app.UsageError('up needs --config and --logdir')
+  if os.geteuid() != 0:
+    raise app.UsageError('--backend=netns needs root (ip netns)')
+  # Here, not at the top: it builds the program (TensorFlow), which gcloud commands need not.
+  from launch import netns_cluster  # pylint: disable=g-import-not-at-top
+  return netns_cluster.up(_CONFIG.value, _OVERRIDES, _LOGDIR.value, _HOSTS.value,
+                          _BASE_PORT.value)
+
+
 def main(argv):
   if len(argv) != 2 or argv[1] not in COMMANDS:
     raise app.UsageError(f'one command: {" | ".join(COMMANDS)}')
+  if _BACKEND.value == 'netns':
+    return _netns_up(argv)
   cluster = _cluster()
   steps = _steps(argv[1], cluster)
   if _DRY_RUN.value:

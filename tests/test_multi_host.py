@@ -13,10 +13,10 @@ import uuid
 
 import pytest
 
+from launch import netns_hosts
 from launch import placement
 from seed_graph.inference import transport
 from tests import helpers
-from tests import netns
 
 HOSTS = ['learner', 'cpu0', 'cpu1']
 
@@ -69,25 +69,38 @@ def _outputs(tmp_path):
                    for h in HOSTS)
 
 
+def _namespaces():
+  listing = subprocess.run(['ip', 'netns', 'list'], capture_output=True, text=True).stdout
+  return {line.split()[0] for line in listing.splitlines() if line.strip()}
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason='network namespaces need root')
-def test_vtrace_trains_across_three_hosts_and_every_host_stops_at_the_end(tmp_path):
-  with netns.HostNetwork(HOSTS) as network:
-    plan = _make_plan(tmp_path, network, '--config.total_environment_frames=80000',
-                      '--config.logging.interval_seconds=1')
+def test_cluster_up_on_three_namespace_hosts_trains_and_leaves_nothing(tmp_path):
+  """The launcher's own netns backend: plan, secret, one agent per namespace host."""
+  marker, before = uuid.uuid4().hex, _namespaces()
+  logdir = tmp_path / 'run'
+  try:
+    result = subprocess.run(
+        [sys.executable, '-m', 'launch.cluster', 'up', '--backend=netns', '--hosts=3',
+         '--config=configs/cartpole_vtrace.py', f'--logdir={logdir}',
+         '--config.total_environment_frames=80000', '--config.logging.interval_seconds=1'],
+        cwd=helpers.REPO, capture_output=True, text=True, timeout=400,
+        env=dict(os.environ, **{helpers.MARKER_VARIABLE: marker}))
+    actor_hosts = ''.join((logdir / 'hosts' / f'{h}.log').read_text() for h in HOSTS[1:])
+    assert result.returncode == 0, (result.stdout[-3000:], result.stderr[-3000:], actor_hosts)
+    plan = placement.Plan.load(str(logdir / 'hosts' / 'plan.json'))
     assert plan.nodes == {'learner/0': 'learner', 'evaluator/0': 'learner',
                           'actor/0': 'cpu0', 'actor/1': 'cpu1'}
-    agents = _start_agents(tmp_path, network, secrets.token_urlsafe(24))
-    deadline = time.time() + 300
-    for host, agent in agents.items():
-      agent.wait(timeout=max(1, deadline - time.time()))
-      assert agent.returncode == 0, (host, _outputs(tmp_path))
-    metrics = helpers.read_metrics(tmp_path / 'run')
-    assert metrics[-1]['frames'] >= 80_000, _outputs(tmp_path)
+    metrics = helpers.read_metrics(logdir)
+    assert metrics[-1]['frames'] >= 80_000
     # Both actor hosts' environments reached the learner (2 x 16, and 2 evaluation).
     assert max(m['environments_seen'] for m in metrics) == 34
-    for host in HOSTS:
-      assert not network.pids(host), (host, _outputs(tmp_path))
-    assert 'the learner reached total_environment_frames' in (tmp_path / 'cpu0.out').read_text()
+    assert actor_hosts.count('the learner reached total_environment_frames') == 2
+    assert _namespaces() == before  # Every namespace it made is gone...
+    assert not helpers.marked_processes(marker)  # ...and every process.
+  finally:
+    for process in helpers.marked_processes(marker):
+      process.kill()
 
 
 def _kill_an_actor_and_see_the_learner_count_it(tmp_path, marker):
@@ -103,7 +116,7 @@ def _kill_an_actor_and_see_the_learner_count_it(tmp_path, marker):
 @pytest.mark.skipif(os.geteuid() != 0, reason='network namespaces need root')
 def test_a_cut_actor_host_and_a_killed_learner_host_do_not_stop_training(tmp_path):
   marker = uuid.uuid4().hex
-  with netns.HostNetwork(HOSTS) as network:
+  with netns_hosts.HostNetwork(HOSTS) as network:
     plan = _make_plan(tmp_path, network, '--config.total_environment_frames=100000000',
                       '--config.logging.interval_seconds=1',
                       '--config.logging.checkpoint_interval_seconds=5')
@@ -164,7 +177,7 @@ def test_a_cut_actor_host_and_a_killed_learner_host_do_not_stop_training(tmp_pat
 
 @pytest.mark.skipif(os.geteuid() != 0, reason='network namespaces need root')
 def test_actor_hosts_stop_by_themselves_once_the_learner_host_is_gone(tmp_path):
-  with netns.HostNetwork(HOSTS) as network:
+  with netns_hosts.HostNetwork(HOSTS) as network:
     _make_plan(tmp_path, network, '--config.total_environment_frames=100000000',
                '--config.logging.interval_seconds=1')
     agents = _start_agents(tmp_path, network, secrets.token_urlsafe(24), orphan_timeout=15)
@@ -201,7 +214,7 @@ def test_an_agent_refuses_a_plan_its_program_does_not_match(tmp_path):
 
 @pytest.mark.skipif(os.geteuid() != 0, reason='network namespaces need root')
 def test_r2d2_trains_across_hosts_with_the_replay_beside_the_learner(tmp_path):
-  with netns.HostNetwork(HOSTS) as network:
+  with netns_hosts.HostNetwork(HOSTS) as network:
     plan = _make_plan(tmp_path, network, '--config.total_environment_frames=15000',
                       *helpers.SMALL_R2D2_FLAGS,
                       config='configs/cartpole_r2d2.py')

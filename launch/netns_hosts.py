@@ -1,11 +1,12 @@
-"""Linux network namespaces standing in for hosts, for multi-host tests (root only).
+"""Linux network namespaces standing in for hosts (root only): what
+`launch.cluster up --backend=netns` runs a program on, and the multi-host tests use.
 
 `HostNetwork(names)` makes one namespace per host, each with a veth link to a bridge
 that lives in a namespace of its own (so the test's own namespace gets no interface and
 no route), addresses 10.200.0.1, .2, ... in host order, and loopback up. `run(host,
 argv)` starts a process inside a host; `cut(host)` takes its link down without closing
 any connection (a host that vanished), `restore(host)` brings it back. `close()` kills
-every process left in the namespaces and deletes them, also when the test failed.
+every process left in the namespaces and deletes them, also after a failure.
 """
 
 import subprocess
