@@ -74,6 +74,10 @@ def load_config(logdir: str) -> ml_collections.ConfigDict:
   # One evaluation environment, one row per inference call.
   config.evaluators.num, config.evaluators.env_batch_size = 1, 1
   config.inference.batch_size = 1
+  # float32 arithmetic on the same float32 variables: exact, and this process runs
+  # without oneDNN, which bfloat16 convolutions need.
+  if 'compute_dtype' in config.network:
+    config.network.compute_dtype = 'float32'
   return config
 
 

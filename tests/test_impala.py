@@ -112,6 +112,7 @@ def test_resnet_torso_on_uint8_frames():
 def test_atari_torso_agent_from_config_on_uint8_frames():
   from configs import atari_vtrace_fast  # pylint: disable=g-import-not-at-top
   network = atari_vtrace_fast.get_config().network
+  network.compute_dtype = 'float32'  # bfloat16 needs oneDNN, off here (see test_layers).
   agent = networks.make_agent(network, (84, 84), num_actions=18)
   frames = tf.zeros((3, 84, 84), tf.uint8)
   out, state = agent.step(tf.zeros(3, tf.int32), tf.zeros(3), tf.zeros(3, tf.bool), frames,

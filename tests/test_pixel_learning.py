@@ -79,6 +79,8 @@ def _small_config(adam_epsilon=None):
   config.learner.unroll_length = 5     # Short unrolls keep the test to seconds; the
   config.learner.batch_size = 8        # network, loss and optimizer are the config's.
   config.learner.learning_rate_decay = False
+  # bfloat16 convolutions need oneDNN, off in this process (test_layers covers them).
+  config.network.compute_dtype = 'float32'
   if adam_epsilon is not None:
     config.learner.adam_epsilon = adam_epsilon
   return config
