@@ -9,10 +9,11 @@ actor. And where it costs frames: the last 4 frames stacked on the actors (the b
 motion is in the observation, not only in the LSTM's memory), IMPALA's 20-step unrolls
 in batches of 8 (one update per 160 agent steps: 10x the updates per frame of 100 x 16;
 at 20 x 32 Pong's policy still ignored the screen after 4.8M frames), and a smaller
-entropy bonus (0.001: at 0.01 Pong's policy drifted back to uniform). The torso computes
-in bfloat16 (ratio to env-only 0.233 against 0.207 in float32 here; it needs a CPU with
-AVX512-BF16 to pay: elsewhere set network.compute_dtype=float32). Environment protocol
-and optimizer as there.
+entropy bonus (0.001: at 0.01 Pong's policy drifted back to uniform). It does not learn
+Pong yet (flat at 3.3M frames): see the README's V-trace results for what was tried.
+The torso computes in bfloat16 (ratio to env-only 0.233 against 0.207 in float32 here;
+it needs a CPU with AVX512-BF16 to pay: elsewhere set network.compute_dtype=float32).
+Environment protocol and optimizer as there.
 """
 
 from configs import atari_vtrace
