@@ -87,8 +87,7 @@ def describe_plan(cluster: Cluster, config_path: str, overrides: Sequence[str],
   plan = _plan(cluster, config_path, overrides, logdir, _plan_placeholders(cluster))
   lines = [f'# placement plan (fingerprint {plan.fingerprint})']
   for host in plan.hosts:
-    nodes = [f'{n} {plan.ports[n]}' if plan.ports[n] else n for n in plan.nodes_of(host)]
-    lines.append(f'#   {cluster.vm(host)}: {", ".join(nodes)}')
+    lines.append(f'#   {cluster.vm(host)}: {plan.host_nodes(host)}')
   return '\n'.join(lines)
 
 

@@ -43,9 +43,8 @@ def _make_plan(network, hosts, config_path, overrides, logdir, base_port) -> str
   os.makedirs(plan_dir, exist_ok=True)
   path = os.path.join(plan_dir, 'plan.json')
   plan.save(path)
-  for host in hosts:
-    print(f'{host} ({network.addresses[host]}, namespace {network.namespaces[host]}): '
-          + ', '.join(plan.nodes_of(host)), flush=True)
+  print('\n'.join(plan.describe()), flush=True)
+  print('namespaces: ' + ', '.join(f'{h} {network.namespaces[h]}' for h in hosts), flush=True)
   return path
 
 

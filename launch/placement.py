@@ -71,6 +71,16 @@ class Plan:
       raise PlanError(f'--host={host} is not in the plan (hosts: {", ".join(self.hosts)})')
     return [node for node, where in self.nodes.items() if where == host]
 
+  def host_nodes(self, host: str) -> str:
+    """`host`'s nodes with their ports: 'learner/0 [20000, 20001], evaluator/0'."""
+    return ', '.join(f'{node} {self.ports[node]}' if self.ports[node] else node
+                     for node in self.nodes_of(host))
+
+  def describe(self) -> List[str]:
+    """One line per host: its address and its nodes."""
+    return [f'{host} ({address}): {self.host_nodes(host)}'
+            for host, address in self.hosts.items()]
+
 
 def load_config(config_path: str, overrides: Sequence[str],
                 logdir: str) -> ml_collections.ConfigDict:
@@ -162,10 +172,7 @@ def main(argv):
     print(f'error: {error}', file=sys.stderr, flush=True)
     return 2
   plan.save(_OUTPUT.value)
-  for host, address in plan.hosts.items():
-    print(f'{host} ({address}): ' + ', '.join(
-        f'{node} {plan.ports[node]}' if plan.ports[node] else node
-        for node in plan.nodes_of(host)))
+  print('\n'.join(plan.describe()))
   print(f'wrote {_OUTPUT.value} (fingerprint {plan.fingerprint})', flush=True)
 
 
