@@ -44,7 +44,7 @@ def time_calls(jit_compile, torso, rows, calls):
   inputs = (rng.integers(0, 18, rows, dtype=np.int32), np.zeros(rows, np.float32),
             np.zeros(rows, bool), rng.integers(0, 256, (rows, 84, 84), dtype=np.uint8),
             state, np.zeros(rows, bool))
-  infer = learner.policy  # Padded to a bucket size (none here), NumPy out.
+  infer = learner.policies[0]  # Padded to a bucket size (none here), NumPy out.
   for _ in range(max(3, calls // 10)):
     np.asarray(infer(*inputs)[0])
   start, start_cpu = time.perf_counter(), time.process_time()

@@ -66,6 +66,13 @@ def get_config():
 
   config.learner = ml_collections.ConfigDict()
   config.learner.batch_size = 32               # Sequences per training step.
+  config.learner.inference_devices = 0         # Devices serving inference, and devices training
+  config.learner.training_devices = 0          # (gradients averaged across them); 0 and 0: one
+                                               # device does both, no distribution strategy.
+                                               # The training batch must divide evenly.
+  config.learner.training_strategy = 'mirrored'  # 'mirrored': split the CPU into that many
+                                               # logical devices; 'tpu': the TPU VM's cores
+                                               # (inference.jit_compile must be on).
   config.learner.burn_in = 10                  # Steps that only warm up the LSTM (no gradient).
   config.learner.unroll_length = 20            # Trained steps; sequences hold burn_in + this + 1.
   config.learner.n_step = 5                    # n of the n-step double-Q targets.

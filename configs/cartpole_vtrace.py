@@ -55,6 +55,13 @@ def get_config():
 
   config.learner = ml_collections.ConfigDict()
   config.learner.batch_size = 32               # Unrolls per training step.
+  config.learner.inference_devices = 0         # Devices serving inference, and devices training
+  config.learner.training_devices = 0          # (gradients averaged across them); 0 and 0: one
+                                               # device does both, no distribution strategy.
+                                               # The training batch must divide evenly.
+  config.learner.training_strategy = 'mirrored'  # 'mirrored': split the CPU into that many
+                                               # logical devices; 'tpu': the TPU VM's cores
+                                               # (inference.jit_compile must be on).
   config.learner.unroll_length = 5             # Agent steps per unroll (unrolls hold one more).
   config.learner.queue_capacity = 64           # Unrolls waiting for training; full blocks inference.
   config.learner.queue_max_bytes = 2 << 30     # Refuse configs whose queue would exceed this.

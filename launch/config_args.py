@@ -28,11 +28,14 @@ SHAPE_KEYS = ('algorithm', 'env.', 'network.', 'learner.unroll_length', 'learner
               'replay.')
 
 # Under the prefixes above but not shaping the checkpoint (variables stay float32).
-NOT_SHAPE_KEYS = ('network.compute_dtype',)
+NOT_SHAPE_KEYS = ('network.compute_dtype', 'learner.inference_devices',
+                  'learner.training_devices', 'learner.training_strategy')
 
 # Keys added after logdirs were written without them, with the value that behaves as
 # their absence did: a logdir from before the key resumes with it as a non-change.
-ADDED_KEYS = {'network.compute_dtype': 'float32', 'env.frame_stack': 1}
+ADDED_KEYS = {'network.compute_dtype': 'float32', 'env.frame_stack': 1,
+              'learner.inference_devices': 0, 'learner.training_devices': 0,
+              'learner.training_strategy': 'mirrored'}
 
 
 def config_file(argv: Iterable[str]) -> Optional[str]:

@@ -78,6 +78,9 @@ def load_config(logdir: str) -> ml_collections.ConfigDict:
   # without oneDNN, which bfloat16 convolutions need.
   if 'compute_dtype' in config.network:
     config.network.compute_dtype = 'float32'
+  # One device: an evaluation never trains, and needs no mirrored copies.
+  if 'inference_devices' in config.learner:
+    config.learner.inference_devices = config.learner.training_devices = 0
   return config
 
 

@@ -22,4 +22,4 @@ bash scripts/setup_env.sh --python=3.8
   tests/test_impala.py tests/test_r2d2_algos.py tests/test_r2d2_sequences.py \
   tests/test_wire.py tests/test_env_states.py tests/test_placement.py \
   tests/test_supervisor_policy.py tests/test_layers.py tests/test_nonfinite_updates.py \
-  tests/test_launcher_watch.py
+  tests/test_launcher_watch.py tests/test_device_split.py

@@ -9,6 +9,7 @@ import numpy as np
 
 from seed_graph import envs
 from seed_graph import env_ids
+from seed_graph import learner_devices
 from seed_graph.algos import layers
 from seed_graph.algos import networks
 
@@ -34,6 +35,10 @@ COMMON_SCHEMA = {
                 'return_window': int},
 }
 
+# The learner's device split (`seed_graph.learner_devices`), in both learner sections.
+DEVICE_SCHEMA = {'inference_devices': int, 'training_devices': int,
+                 'training_strategy': str}
+
 # Keys of a V-trace config beyond the common ones.
 VTRACE_SCHEMA = dict(COMMON_SCHEMA, **{
     'network': {
@@ -48,6 +53,7 @@ VTRACE_SCHEMA = dict(COMMON_SCHEMA, **{
         'lambda_': float, 'reward_clipping': str, 'reward_scale': float,
         'gradient_clip_norm': float,
         'clip_rho_threshold': float, 'clip_pg_rho_threshold': float,
+        **DEVICE_SCHEMA,
     },
 })
 
@@ -117,7 +123,14 @@ def _check_program(config, schema, algorithm):
   if config.network.compute_dtype == 'bfloat16' and not config.onednn:
     raise ConfigError('network.compute_dtype: bfloat16 needs onednn=True (without oneDNN, '
                       "TensorFlow 2.8's CPU convolutions return float32)")
+  _check_devices(config)
 
+
+def _check_devices(config):
+  try:
+    learner_devices.validate_config(config)
+  except ValueError as e:
+    raise ConfigError(str(e)) from None
 
 def _check_actors_and_evaluators(config):
   """Evaluator counts, MLP sizes, and that one request fits in an inference batch."""
@@ -211,7 +224,7 @@ R2D2_SCHEMA = dict(COMMON_SCHEMA, **{
         'discount': float, 'target_update_period': int, 'learning_rate': float,
         'adam_epsilon': float, 'gradient_clip_norm': float,
         'importance_sampling_exponent': float, 'priority_eta': float,
-        'value_rescale_eps': float,
+        'value_rescale_eps': float, **DEVICE_SCHEMA,
     },
 })
 

@@ -108,3 +108,57 @@ def test_stop_fails_waiting_requests():
     future.result(timeout=5)
   with pytest.raises(batching.BatcherStopped):
     batcher.submit(np.array([2])).result(timeout=5)
+
+
+def test_each_worker_keeps_a_batch_in_flight_at_once():
+  # Two workers (two inference devices): each batch waits until the other worker has
+  # one too, which only happens if both are in flight together.
+  both = threading.Barrier(2, timeout=10)
+  served = []
+
+  def worker(name):
+    def process(requests):
+      both.wait()
+      served.append(name)
+      return _double(requests)
+    return process
+
+  batcher = batching.DynamicBatcher([worker('a'), worker('b')], max_batch_rows=1,
+                                    timeout_us=1000, request_keys=lambda r: r).start()
+  futures = [batcher.submit(np.array([key])) for key in range(4)]
+  results = [f.result(timeout=20) for f in futures]
+  batcher.stop()
+  assert [int(r[0]) for r in results] == [0, 2, 4, 6]
+  assert sorted(served) == ['a', 'a', 'b', 'b']
+
+
+def test_a_key_in_flight_waits_for_its_batch_to_finish():
+  # Key 0's first step is being served by one worker; its next request must not go to
+  # the other, idle worker before that step is done.
+  release = threading.Event()
+  log = []
+
+  def process(requests):
+    keys = [int(k) for r in requests for k in r]
+    log.append(('start', keys))
+    if keys == [0] and not release.is_set():
+      release.wait(timeout=10)
+    log.append(('end', keys))
+    return _double(requests)
+
+  batcher = batching.DynamicBatcher([process, process], max_batch_rows=1, timeout_us=1000,
+                                    request_keys=lambda r: r).start()
+  first = batcher.submit(np.array([0]))
+  time.sleep(0.2)  # The first worker holds key 0.
+  second = batcher.submit(np.array([0]))
+  other = batcher.submit(np.array([1]))
+  other.result(timeout=10)  # The idle worker serves other keys meanwhile.
+  time.sleep(0.2)
+  assert not second.done()
+  release.set()
+  first.result(timeout=10)
+  second.result(timeout=10)
+  batcher.stop()
+  starts = [i for i, (event, keys) in enumerate(log) if event == 'start' and keys == [0]]
+  first_end = log.index(('end', [0]))
+  assert len(starts) == 2 and starts[1] > first_end

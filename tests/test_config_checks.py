@@ -1,6 +1,7 @@
 """A bad config fails before launch, with the key at fault named."""
 
 import os
+import re
 
 import ml_collections
 import pytest
@@ -198,3 +199,30 @@ def test_print_config_shows_overrides_and_launches_nothing(tmp_path):
   assert len(lines) >= 40
   assert 'launching' not in result.stdout
   assert not os.path.exists(logdir)
+
+
+@pytest.mark.parametrize('overrides,needle', [
+    ({'learner.inference_devices': 1}, 'both 0 (one device for both) or both positive'),
+    ({'learner.training_devices': 2}, 'both 0 (one device for both) or both positive'),
+    ({'learner.inference_devices': -1, 'learner.training_devices': 1}, 'both 0'),
+    ({'learner.inference_devices': 1, 'learner.training_devices': 3},
+     'learner.batch_size: 32 does not split evenly over learner.training_devices=3'),
+    ({'learner.inference_devices': 1, 'learner.training_devices': 1,
+      'learner.training_strategy': 'multiworker'}, 'learner.training_strategy: expected'),
+    ({'learner.inference_devices': 32, 'learner.training_devices': 64}, 'more than 64'),
+    ({'learner.inference_devices': 1, 'learner.training_devices': 1,
+      'learner.training_strategy': 'tpu', 'inference.jit_compile': False},
+     'inference.jit_compile: TPU cores run XLA programs only'),
+])
+@pytest.mark.parametrize('algorithm', ['vtrace', 'r2d2'])
+def test_device_split_is_checked_before_launch(tmp_path, algorithm, overrides, needle):
+  from configs import cartpole_r2d2  # pylint: disable=g-import-not-at-top
+  module = cartpole_vtrace if algorithm == 'vtrace' else cartpole_r2d2
+  config = module.get_config()
+  config.logdir = str(tmp_path)
+  for dotted, value in overrides.items():
+    section, leaf = dotted.split('.')
+    config[section][leaf] = value
+  with pytest.raises(config_checks.ConfigError, match=re.escape(needle)):
+    (config_checks.validate_vtrace_config if algorithm == 'vtrace'
+     else config_checks.validate_r2d2_config)(config)

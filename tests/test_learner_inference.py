@@ -125,7 +125,7 @@ def test_actors_and_evaluator_fill_the_unroll_queue(unbounded_learner):
   assert _unrolls(learner).qsize() == 8 * 2
   assert learner.get_stats()['frames'] == 8 * 12
   # Batches of several sizes ran, all on the one graph traced when the learner was built.
-  assert learner.policy.traces == 1
+  assert learner.policies[0].traces == 1
 
 
 def test_group_slices_cover_every_environment_once():

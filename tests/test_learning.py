@@ -12,8 +12,8 @@ from tests import helpers
 _ATTEMPTS = 2
 
 
-def _best_return_within(logdir, frame_budget):
-  result = helpers.run_launch(logdir, timeout=300)  # A run takes about 2 minutes here.
+def _best_return_within(logdir, frame_budget, *flags):
+  result = helpers.run_launch(logdir, *flags, timeout=300)  # About 2 minutes here.
   assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
   metrics = helpers.read_metrics(logdir)
   assert metrics[-1]['frames'] >= frame_budget
@@ -43,6 +43,24 @@ def test_cartpole_vtrace_default_config_learns(tmp_path):
     bests.append(_best_return_within(tmp_path / f'cartpole_{attempt}', 500_000))
     if bests[-1] >= 450:
       _check_the_checkpoint_plays_as_the_evaluator_reported(tmp_path / f'cartpole_{attempt}')
+      return
+  pytest.fail(f'no run reached a mean return of 450 within 500k frames; best per run: '
+              f'{bests}')
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('inference,training', [(1, 3), (2, 2)])
+def test_cartpole_vtrace_learns_on_a_learner_split_over_devices(tmp_path, inference,
+                                                                training):
+  # 4 logical CPU devices. With 3 training devices the batch is 30 (it must split
+  # evenly); the other settings are the shipped config's.
+  flags = [f'--config.learner.inference_devices={inference}',
+           f'--config.learner.training_devices={training}',
+           f'--config.learner.batch_size={30 if training == 3 else 32}']
+  bests = []
+  for attempt in range(_ATTEMPTS):
+    bests.append(_best_return_within(tmp_path / f'split_{attempt}', 500_000, *flags))
+    if bests[-1] >= 450:
       return
   pytest.fail(f'no run reached a mean return of 450 within 500k frames; best per run: '
               f'{bests}')

@@ -18,7 +18,9 @@ def test_nonfinite_gradients_leave_variables_and_optimizer_untouched():
   def step(scale):
     with tf.GradientTape() as tape:
       loss = tf.reduce_sum(variable * scale)
-    return optimization.apply_clipped_gradients(optimizer, tape, loss, [variable], 1.0)
+    gradients = tape.gradient(loss, [variable])
+    return optimization.apply_if_finite(
+        gradients, loss, 1.0, lambda g: optimizer.apply_gradients(zip(g, [variable])))
 
   _, applied = step(tf.constant([1.0, np.nan]))
   assert not applied and optimizer.iterations.numpy() == 0

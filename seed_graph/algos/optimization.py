@@ -1,27 +1,25 @@
-"""One optimizer step from a gradient tape, as both learners take it."""
+"""One optimizer step from gradients, as both learners take it."""
 
 import tensorflow as tf
 
 
-def apply_clipped_gradients(optimizer, tape: tf.GradientTape, loss, variables,
-                            clip_norm: float):
-  """Applies the gradients of `loss`, clipped to global norm `clip_norm` (0: no
-  clipping), if the loss and the gradients are finite.
+def apply_if_finite(gradients, loss, clip_norm: float, apply):
+  """Calls `apply(gradients)` with the gradients clipped to global norm `clip_norm` (0:
+  no clipping), if the loss and the gradients are finite.
 
   Returns:
     (the gradients' global norm before clipping, whether they were applied). A skipped
     update leaves the variables and the optimizer's state (its step count too) as they
     were: one bad batch costs that batch, not the run.
   """
-  gradients = tape.gradient(loss, variables)
   gradient_norm = tf.linalg.global_norm(gradients)
   if clip_norm > 0:
     gradients, _ = tf.clip_by_global_norm(gradients, clip_norm, use_norm=gradient_norm)
 
-  def apply():
-    optimizer.apply_gradients(zip(gradients, variables))
+  def apply_and_report():
+    apply(gradients)
     return tf.constant(True)
 
   finite = tf.math.is_finite(gradient_norm) & tf.reduce_all(tf.math.is_finite(loss))
-  applied = tf.cond(finite, apply, lambda: tf.constant(False))
+  applied = tf.cond(finite, apply_and_report, lambda: tf.constant(False))
   return gradient_norm, applied

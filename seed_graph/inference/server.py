@@ -8,6 +8,7 @@ INVALID_ARGUMENT), batches requests across callers with a `DynamicBatcher` aroun
 rows padded up to one of at most six bucket sizes, answered with the padding removed.
 """
 
+import functools
 import threading
 import time
 from typing import List, Optional
@@ -117,17 +118,23 @@ class RateLimitedLog:
 
 class InferenceServer:
   """See the module docstring. `parse_request(bytes) -> InferenceRequest`; malformed
-  requests fail their caller with INVALID_ARGUMENT and are counted in `rejected`."""
+  requests fail their caller with INVALID_ARGUMENT and are counted in `rejected`. With
+  `num_workers` > 1, that many batches are in flight at once, worker k calling
+  `infer_batch(requests, device=k)`."""
 
   def __init__(self, parse_request: messages.RequestParser, infer_batch,
                max_batch_rows: int, timeout_us: int, max_callers: int,
-               claim_timeout_seconds: float = 10.0, idle_timeout_seconds: float = 60.0):
+               claim_timeout_seconds: float = 10.0, idle_timeout_seconds: float = 60.0,
+               num_workers: int = 1):
     self._parse_request = parse_request
     self._max_streams = max_callers + 2 * SPARE_STREAMS
     self.slots = streams.StreamSlots(SPARE_STREAMS, claim_timeout_seconds,
                                      idle_timeout_seconds)
+    # With several workers (inference devices), worker k calls infer_batch(..., k).
+    workers = [infer_batch] if num_workers == 1 else [
+        functools.partial(infer_batch, device=k) for k in range(num_workers)]
     self.batcher = batching.DynamicBatcher(
-        infer_batch, max_batch_rows, timeout_us,
+        workers, max_batch_rows, timeout_us,
         request_keys=lambda request: request.env_ids)
     self._server = None
     self._rejections = RateLimitedLog()

@@ -1,11 +1,14 @@
 """What the learner shell (`seed_graph.nodes.learner.Learner`) asks of an algorithm.
 
 An algorithm is built in the learner's process as
-`make_algorithm(config, env_info, stop_event, *args)`, with its variables created, and is
-then called from two threads: the inference hooks (`reset`, `policy_inputs`, `act`,
-`record`) from the batcher's thread, one batch at a time; the training hooks
-(`prepare`, `next_batch`, `train`, `before_checkpoint`, `close`) from the node's main
-thread. `stats` may be called from either, and from the control edge.
+`make_algorithm(config, env_info, stop_event, *args, devices=...)`, inside
+`devices.variable_scope()`, with its variables created; it trains through
+`devices.distribute` and `devices.gradient_step` (`seed_graph.learner_devices`), so the
+same code runs on one device or split over several. It is then called from threads: the
+inference hooks (`reset`, `policy_inputs`, `record`) from the batcher threads under the
+shell's step lock, one batch at a time, and `act`, traced once per inference device; the
+training hooks (`prepare`, `next_batch`, `train`, `before_checkpoint`, `close`) from
+the node's main thread. `stats` may be called from either, and from the control edge.
 """
 
 import abc

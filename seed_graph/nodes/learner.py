@@ -3,10 +3,12 @@ every environment's state, checkpoints, metrics and the run loop, and calls one
 algorithm object (`seed_graph.nodes.algorithm.Algorithm`) for what differs between
 V-trace and R2D2.
 
-One inference step (the batcher's thread, `infer_batch`): merge the callers' requests,
+One inference step (a batcher thread, `infer_batch`): merge the callers' requests,
 start new actor runs afresh, count episodes, ask the algorithm for its policy inputs,
 run the padded policy for every row, hand the training rows to the algorithm, store each
-environment's action and recurrent state, answer every caller.
+environment's action and recurrent state, answer every caller. With several inference
+devices (`seed_graph.learner_devices`) one batcher thread serves each, so that many
+batches are in flight; only the policy call runs outside the step lock.
 
 The run loop (the node's main thread, `run`): `prepare`, serve, then until stopped or
 `total_environment_frames` is reached: `next_batch`, `train`, log, checkpoint on time.
@@ -24,6 +26,7 @@ import tensorflow as tf
 from seed_graph import env_ids as env_ids_lib
 from seed_graph import env_states
 from seed_graph import envs
+from seed_graph import learner_devices
 from seed_graph import metrics as metrics_lib
 from seed_graph import program_stop
 from seed_graph import restarts
@@ -39,8 +42,9 @@ def keepalive_seconds(config) -> float:
 
 
 class Learner:
-  """See the module docstring. `make_algorithm(config, env_info, stop_event, *args)`
-  builds the `Algorithm` (its variables too, so a checkpoint restores into them)."""
+  """See the module docstring. `make_algorithm(config, env_info, stop_event, *args,
+  devices=...)` builds the `Algorithm` (its variables too, so a checkpoint restores into
+  them); the shell creates it inside `devices.variable_scope()`."""
 
   def __init__(self, config, make_algorithm, *algorithm_args,
                inference_port: Optional[int] = None, inference_host: str = '[::]'):
@@ -50,9 +54,14 @@ class Learner:
     self._stop = threading.Event()
     self._train_lock = threading.Lock()
     self._stats_lock = threading.Lock()
+    self._step_lock = threading.Lock()
+    # First: a CPU split must be made before TensorFlow initializes in this process.
+    self.devices = learner_devices.make_learner_devices(config.learner)
     info = envs.EnvironmentInfo(config.env)
     self._frames_per_step = info.frames_per_step
-    self.algorithm = make_algorithm(config, info, self._stop, *algorithm_args)
+    with self.devices.variable_scope():
+      self.algorithm = make_algorithm(config, info, self._stop, *algorithm_args,
+                                      devices=self.devices)
     example_inputs = self.algorithm.example_policy_inputs()
     self._state_template = example_inputs[4]
 
@@ -77,14 +86,18 @@ class Learner:
         num_envs, [tuple(s.shape[1:]) for s in tf.nest.flatten(self._state_template)])
     self._episodes = env_states.EpisodeStatistics(num_envs, num_training_envs,
                                                   config.logging.return_window)
-    self.policy = server_lib.PaddedPolicy(
-        self.algorithm.act, example_inputs, config.inference.batch_size,
-        jit_compile=config.inference.jit_compile)
+    # One traced policy per inference device, each reading that device's variables.
+    self.policies = []
+    for device in range(self.devices.num_inference):
+      with self.devices.inference_device(device):
+        self.policies.append(server_lib.PaddedPolicy(
+            self._placed_act(device), example_inputs, config.inference.batch_size,
+            jit_compile=config.inference.jit_compile))
     self._server = server_lib.InferenceServer(
         messages.RequestParser(info.observation_shape, info.observation_dtype,
                                num_training_envs, num_envs, config.inference.batch_size),
         self.infer_batch, config.inference.batch_size, config.inference.timeout_us,
-        max_callers=num_envs)
+        max_callers=num_envs, num_workers=self.devices.num_inference)
     self._last_losses = {}
     self._metrics = self._progress = None
     self._skipped_updates = 0
@@ -100,26 +113,42 @@ class Learner:
   def learner_steps(self) -> int:
     return int(self._learner_steps.numpy())
 
-  # ---- Inference (the batcher's thread) ------------------------------------------
+  # ---- Inference (the batcher threads) -------------------------------------------
 
-  def infer_batch(self, requests):
-    """One inference step for parsed requests; returns the actions of each."""
+  def _placed_act(self, device: int):
+    def act(*inputs):
+      with self.devices.inference_scope(device):
+        return self.algorithm.act(*inputs)
+    return act
+
+  def run_policy(self, device: int, *inputs):
+    """The algorithm's traced policy on inference device `device`: `act`'s inputs as
+    NumPy rows -> (actions, extras, new core state) as NumPy."""
+    with self.devices.inference_device(device):
+      return self.policies[device](*inputs)
+
+  def infer_batch(self, requests, device: int = 0):
+    """One inference step for parsed requests, on inference device `device`; returns
+    the actions of each. Batches in flight together hold distinct environments."""
     step = messages.merge_requests(requests)
     env_ids = step.env_ids
-    new_run = self._env_states.begin_step(env_ids, step.run_ids)
-    self._episodes.update(env_ids, step.rewards, step.dones, new_run)
-    if new_run.any():
-      self.algorithm.reset(env_ids[new_run])
-    prev_actions = self._env_states.prev_actions[env_ids]
-    states_before = self._env_states.gather_core_states(env_ids)
-    observations, exploration = self.algorithm.policy_inputs(step, new_run)
-    actions, extras, new_state = self.policy(
-        prev_actions, step.rewards, step.dones, observations,
+    with self._step_lock:
+      new_run = self._env_states.begin_step(env_ids, step.run_ids)
+      self._episodes.update(env_ids, step.rewards, step.dones, new_run)
+      if new_run.any():
+        self.algorithm.reset(env_ids[new_run])
+      prev_actions = self._env_states.prev_actions[env_ids]
+      states_before = self._env_states.gather_core_states(env_ids)
+      observations, exploration = self.algorithm.policy_inputs(step, new_run)
+    actions, extras, new_state = self.run_policy(
+        device, prev_actions, step.rewards, step.dones, observations,
         tf.nest.pack_sequence_as(self._state_template, states_before), exploration)
     training = ~step.is_eval
-    if training.any():
-      self.algorithm.record(step, training, prev_actions, actions, extras, states_before)
-    self._env_states.end_step(env_ids, actions, tf.nest.flatten(new_state))
+    with self._step_lock:
+      if training.any():
+        self.algorithm.record(step, training, prev_actions, actions, extras,
+                              states_before)
+      self._env_states.end_step(env_ids, actions, tf.nest.flatten(new_state))
     with self._stats_lock:
       self._frames += int(training.sum()) * self._frames_per_step
     return messages.split_rows(actions, requests)

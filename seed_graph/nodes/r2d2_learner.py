@@ -26,8 +26,8 @@ import reverb
 import tensorflow as tf
 
 from seed_graph import env_ids as env_ids_lib
+from seed_graph import learner_devices
 from seed_graph import sequences as sequences_lib
-from seed_graph.algos import optimization
 from seed_graph.algos import q_networks
 from seed_graph.algos import r2d2
 from seed_graph.nodes import algorithm
@@ -37,8 +37,9 @@ from seed_graph.nodes import r2d2_replay
 class R2D2Learner(algorithm.Algorithm):
   """See the module docstring; `R2D2Learner(config, env_info, stop_event, replay)`."""
 
-  def __init__(self, config, info, stop_event, replay):
+  def __init__(self, config, info, stop_event, replay, devices=None):
     self._config = config
+    self._devices = devices or learner_devices.LearnerDevices()
     self._replay = replay if isinstance(replay, reverb.Client) else reverb.Client(replay)
     self._num_actions = info.num_actions
     self._num_training_envs = env_ids_lib.num_training_envs(config)
@@ -168,7 +169,8 @@ class R2D2Learner(algorithm.Algorithm):
   def train(self, sample):
     weights = r2d2.importance_weights(sample.info.probability, sample.info.table_size,
                                       self._config.learner.importance_sampling_exponent)
-    outputs = self._train_fn(sample.data, weights)
+    # Reverb's samples are batch-major: every field splits along axis 0.
+    outputs = self._train_fn(self._devices.distribute((sample.data, weights), (0, 0)))
     if not outputs['update_applied']:
       return {'update_applied': False}  # Non-finite: the old priorities stay.
     priorities = np.maximum(outputs.pop('priorities').numpy(), 1e-6)
@@ -188,7 +190,7 @@ class R2D2Learner(algorithm.Algorithm):
     outputs['mean_importance_weight'] = float(np.mean(weights))
     return outputs
 
-  def _train_step(self, data, weights):
+  def _loss(self, data, weights):
     learner = self._config.learner
     time_major = lambda x: tf.transpose(x, tf.concat([[1, 0], tf.range(2, tf.rank(x))], 0))
     observations = r2d2.stack_frames(time_major(data['observation']),
@@ -209,22 +211,27 @@ class R2D2Learner(algorithm.Algorithm):
       _, target_state = unroll(self._target_network, head, target_state)
       online_state = tf.nest.map_structure(tf.stop_gradient, online_state)
     target_q, _ = unroll(self._target_network, tail, target_state)
-    with tf.GradientTape() as tape:
-      online_q, _ = unroll(self.network, tail, online_state)
-      terms = r2d2.r2d2_loss(
-          online_q, target_q, tail['action'], tail['reward'], tail['done'],
-          tail['truncation'], weights, discount=learner.discount, n_step=learner.n_step,
-          eta=learner.priority_eta, rescale_eps=learner.value_rescale_eps)
-    gradient_norm, applied = optimization.apply_clipped_gradients(
-        self._optimizer, tape, terms.loss, self.network.trainable_variables,
-        learner.gradient_clip_norm)
+    online_q, _ = unroll(self.network, tail, online_state)
+    terms = r2d2.r2d2_loss(
+        online_q, target_q, tail['action'], tail['reward'], tail['done'],
+        tail['truncation'], weights, discount=learner.discount, n_step=learner.n_step,
+        eta=learner.priority_eta, rescale_eps=learner.value_rescale_eps)
+    means = {'loss': terms.loss, 'mean_q': terms.mean_q, 'target_mean': terms.target_mean,
+             'mean_abs_td': tf.reduce_mean(terms.abs_td_errors)}
+    return terms.loss, means, {'priorities': terms.priorities}
+
+  def _train_step(self, shards):
+    learner = self._config.learner
+    means, rows, gradient_norm, applied = self._devices.gradient_step(
+        self._loss, self.network.trainable_variables, self._optimizer,
+        learner.gradient_clip_norm, shards)
     # The optimizer's step counter is the learner step count (one update per step).
     if tf.logical_and(applied,
                       self._optimizer.iterations % learner.target_update_period == 0):
-      self._update_target()
-    return {'priorities': terms.priorities, 'loss': terms.loss, 'mean_q': terms.mean_q,
-            'target_mean': terms.target_mean, 'gradient_norm': gradient_norm,
-            'mean_abs_td': tf.reduce_mean(terms.abs_td_errors), 'update_applied': applied}
+      with self._devices.variable_scope():  # Every device's copy of the target.
+        self._update_target()
+    return dict(means, priorities=rows['priorities'], gradient_norm=gradient_norm,
+                update_applied=applied)
 
   # ---- Replay state ---------------------------------------------------------------
 

@@ -12,18 +12,19 @@ import queue
 import tensorflow as tf
 
 from seed_graph import env_ids as env_ids_lib
+from seed_graph import learner_devices
 from seed_graph import unrolls as unrolls_lib
 from seed_graph.algos import impala
 from seed_graph.algos import networks
-from seed_graph.algos import optimization
 from seed_graph.nodes import algorithm
 
 
 class VTraceLearner(algorithm.Algorithm):
   """See the module docstring; `VTraceLearner(config, env_info, stop_event)`."""
 
-  def __init__(self, config, info, stop_event):
+  def __init__(self, config, info, stop_event, devices=None):
     self._config = config
+    self._devices = devices or learner_devices.LearnerDevices()
     self._stop = stop_event
     self._num_actions = info.num_actions
     learner = config.learner
@@ -122,26 +123,29 @@ class VTraceLearner(algorithm.Algorithm):
     return outputs
 
   def train(self, batch):
-    terms = self._train_fn(*self.stack(batch))
+    # Time-major steps split along the batch axis 1, initial states along 0.
+    shards = self._devices.distribute(self.stack(batch), batch_axes=(1, 0))
+    terms = self._train_fn(shards)
     figures = {k: float(v) for k, v in terms.items()}
     figures['update_applied'] = bool(figures['update_applied'])
     return figures
 
-  def _train_step(self, steps, initial_state):
+  def _loss(self, steps, initial_state):
     learner = self._config.learner
-    with tf.GradientTape() as tape:
-      outputs = self.unroll(steps, initial_state)
-      terms = impala.impala_loss(
-          outputs, steps['behaviour_logits'], steps['actions'], steps['rewards'],
-          steps['dones'], truncations=steps['truncations'], discount=learner.discount,
-          baseline_cost=learner.baseline_cost, entropy_cost=learner.entropy_cost,
-          reward_clipping=learner.reward_clipping, reward_scale=learner.reward_scale,
-          lambda_=learner.lambda_, clip_rho_threshold=learner.clip_rho_threshold,
-          clip_pg_rho_threshold=learner.clip_pg_rho_threshold)
-    gradient_norm, applied = optimization.apply_clipped_gradients(
-        self._optimizer, tape, terms.total_loss, self.agent.trainable_variables,
-        learner.gradient_clip_norm)
-    result = terms._asdict()
+    terms = impala.impala_loss(
+        self.unroll(steps, initial_state), steps['behaviour_logits'], steps['actions'],
+        steps['rewards'], steps['dones'], truncations=steps['truncations'],
+        discount=learner.discount, baseline_cost=learner.baseline_cost,
+        entropy_cost=learner.entropy_cost, reward_clipping=learner.reward_clipping,
+        reward_scale=learner.reward_scale, lambda_=learner.lambda_,
+        clip_rho_threshold=learner.clip_rho_threshold,
+        clip_pg_rho_threshold=learner.clip_pg_rho_threshold)
+    return terms.total_loss, terms._asdict(), {}
+
+  def _train_step(self, shards):
+    result, _, gradient_norm, applied = self._devices.gradient_step(
+        self._loss, self.agent.trainable_variables, self._optimizer,
+        self._config.learner.gradient_clip_norm, shards)
     result['gradient_norm'] = gradient_norm
     result['update_applied'] = applied
     return result

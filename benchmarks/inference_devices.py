@@ -1,0 +1,115 @@
+r"""Inference rows/s of a learner split over 1, 2 and 4 inference devices (logical CPU
+devices here), with the same TensorFlow thread pools in every case.
+
+  python benchmarks/inference_devices.py [--devices=1,2,4] [--rounds=3] [--seconds=10]
+      [--config=configs/atari_vtrace_fast.py] [--rows=16] [--threads=2]
+
+Each measurement is a fresh process (the split must come before TensorFlow starts)
+holding a learner with `--config`'s network, `learner.inference_devices=N` and one
+training device. N threads call `Learner.run_policy` on their own device as fast as they
+can, for `--seconds` after a warm-up, on `--rows` random rows each (what one inference
+batch holds). The device counts alternate within each round, so drift in this machine's
+speed touches them alike; the summary is each count's median rows/s and its ratio to
+the first count's, in the same run. Prints JSON lines, then a table.
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from absl import app  # pylint: disable=g-import-not-at-top
+from absl import flags
+
+_DEVICES = flags.DEFINE_list('devices', ['1', '2', '4'], 'Inference device counts.')
+_ROUNDS = flags.DEFINE_integer('rounds', 3, 'Alternating rounds over the counts.')
+_SECONDS = flags.DEFINE_float('seconds', 10.0, 'Timed window per measurement.')
+_CONFIG = flags.DEFINE_string('config', 'configs/atari_vtrace_fast.py', 'Config file.')
+_ROWS = flags.DEFINE_integer('rows', 16, 'Rows per policy call.')
+_THREADS = flags.DEFINE_integer('threads', 2, 'TensorFlow intra- and inter-op threads '
+                                '(the same for every count).')
+_MEASURE = flags.DEFINE_integer('measure', 0, 'Internal: measure this many devices.')
+
+
+def measure(num_devices: int) -> dict:
+  """In this (fresh) process: rows/s of `num_devices` inference devices served at once."""
+  import importlib.util  # pylint: disable=g-import-not-at-top
+  import numpy as np  # pylint: disable=g-import-not-at-top
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  from seed_graph.nodes import learner as learner_lib  # pylint: disable=g-import-not-at-top
+  from seed_graph.nodes import vtrace_learner  # pylint: disable=g-import-not-at-top
+  tf.config.threading.set_intra_op_parallelism_threads(_THREADS.value)
+  tf.config.threading.set_inter_op_parallelism_threads(_THREADS.value)
+  spec = importlib.util.spec_from_file_location('config', _CONFIG.value)
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  config = module.get_config()
+  config.logdir = '/tmp/seed_graph_inference_devices_unused'
+  config.network.compute_dtype = 'float32'  # This process runs without oneDNN.
+  config.inference.batch_size = max(config.inference.batch_size, _ROWS.value)
+  config.learner.inference_devices, config.learner.training_devices = num_devices, 1
+  learner = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  example = learner.algorithm.example_policy_inputs()
+  rng = np.random.default_rng(0)
+  rows = _ROWS.value
+  inputs = tf.nest.map_structure(
+      lambda x: rng.integers(0, 2, (rows,) + tuple(x.shape[1:])).astype(
+          x.dtype.as_numpy_dtype), example)
+  counts = [0] * num_devices
+  stop = threading.Event()
+
+  def serve(device):
+    while not stop.is_set():
+      learner.run_policy(device, *inputs)
+      counts[device] += rows
+
+  for device in range(num_devices):  # Warm-up: traces and first calls.
+    for _ in range(5):
+      learner.run_policy(device, *inputs)
+  threads = [threading.Thread(target=serve, args=(d,)) for d in range(num_devices)]
+  start = time.perf_counter()
+  for thread in threads:
+    thread.start()
+  time.sleep(_SECONDS.value)
+  stop.set()
+  for thread in threads:
+    thread.join()
+  elapsed = time.perf_counter() - start
+  return {'inference_devices': num_devices, 'rows_per_second': sum(counts) / elapsed,
+          'per_device': [c / elapsed for c in counts]}
+
+
+def main(argv):
+  del argv
+  if _MEASURE.value:
+    print(json.dumps(measure(_MEASURE.value)), flush=True)
+    return
+  counts = [int(d) for d in _DEVICES.value]
+  results = {n: [] for n in counts}
+  for round_index in range(_ROUNDS.value):
+    for n in counts:
+      output = subprocess.run(
+          [sys.executable, os.path.abspath(__file__), f'--measure={n}',
+           f'--seconds={_SECONDS.value}', f'--config={_CONFIG.value}',
+           f'--rows={_ROWS.value}', f'--threads={_THREADS.value}'],
+          capture_output=True, text=True, check=True,
+          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL='2')).stdout
+      record = json.loads(output.strip().splitlines()[-1])
+      record['round'] = round_index
+      print(json.dumps(record), flush=True)
+      results[n].append(record['rows_per_second'])
+  base = statistics.median(results[counts[0]])
+  print(f"{'inference devices':<18} {'rows/s (median)':>16} {'ratio':>7}   "
+        f"({_ROWS.value} rows a call, {_THREADS.value} TF threads, {_ROUNDS.value} rounds)")
+  for n in counts:
+    median = statistics.median(results[n])
+    print(f'{n:<18} {median:>16,.0f} {median / base:>7.2f}')
+
+
+if __name__ == '__main__':
+  app.run(main)
