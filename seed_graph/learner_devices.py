@@ -31,7 +31,7 @@ import tensorflow as tf
 from seed_graph.algos import optimization
 
 STRATEGIES = ('mirrored', 'tpu')
-MAX_DEVICES = 64  # A TPU v3-8 host has 8 cores; more CPU devices than this only adds cost.
+MAX_DEVICES = 64  # A guard against typos: a TPU VM host has 8 cores, this CPU 2.
 
 
 def _split_cpu(num_devices: int) -> List[str]:
