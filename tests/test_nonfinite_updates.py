@@ -49,4 +49,6 @@ def test_vtrace_skips_a_batch_with_nan_rewards(tmp_path):
   for old, variable in zip(before, algorithm.agent.trainable_variables):
     np.testing.assert_array_equal(old, variable.numpy())
   batch[0].steps['rewards'][2] = 0.0
-  assert algorithm.train(batch)['update_applied'] is True
+  figures = algorithm.train(batch)
+  assert figures['update_applied'] is True
+  assert 0 < figures['core_state_magnitude'] < 10  # A fresh LSTM is far from saturation.

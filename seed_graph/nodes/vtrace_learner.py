@@ -118,9 +118,11 @@ class VTraceLearner(algorithm.Algorithm):
 
   def unroll(self, steps, initial_state):
     """The agent's outputs over stacked steps, as training computes them."""
-    outputs, _ = self.agent.unroll(steps['prev_actions'], steps['rewards'],
-                                   steps['dones'], steps['observations'], initial_state)
-    return outputs
+    return self._unroll_with_state(steps, initial_state)[0]
+
+  def _unroll_with_state(self, steps, initial_state):
+    return self.agent.unroll(steps['prev_actions'], steps['rewards'], steps['dones'],
+                             steps['observations'], initial_state)
 
   def train(self, batch):
     # Time-major steps split along the batch axis 1, initial states along 0.
@@ -132,15 +134,22 @@ class VTraceLearner(algorithm.Algorithm):
 
   def _loss(self, steps, initial_state):
     learner = self._config.learner
+    outputs, final_state = self._unroll_with_state(steps, initial_state)
     terms = impala.impala_loss(
-        self.unroll(steps, initial_state), steps['behaviour_logits'], steps['actions'],
+        outputs, steps['behaviour_logits'], steps['actions'],
         steps['rewards'], steps['dones'], truncations=steps['truncations'],
         discount=learner.discount, baseline_cost=learner.baseline_cost,
         entropy_cost=learner.entropy_cost, reward_clipping=learner.reward_clipping,
         reward_scale=learner.reward_scale, lambda_=learner.lambda_,
         clip_rho_threshold=learner.clip_rho_threshold,
         clip_pg_rho_threshold=learner.clip_pg_rho_threshold)
-    return terms.total_loss, terms._asdict(), {}
+    means = terms._asdict()
+    # Mean |state| of the core after the unroll. An LSTM cell in the tens or hundreds has
+    # saturated gates and ignores its inputs (the Pong runs' failure): watch it grow.
+    means['core_state_magnitude'] = tf.add_n(
+        [tf.reduce_mean(tf.abs(s)) for s in tf.nest.flatten(final_state)]) / len(
+            tf.nest.flatten(final_state))
+    return terms.total_loss, means, {}
 
   def _train_step(self, shards):
     result, _, gradient_norm, applied = self._devices.gradient_step(
