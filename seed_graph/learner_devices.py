@@ -130,13 +130,16 @@ class LearnerDevices:
     if not self.split:
       return inputs
     count = self.num_training
+    # Split each array once (NumPy views); each replica converts its own share, on its
+    # own device.
+    pieces = [[np.split(x, count, axis) for x in tf.nest.flatten(part)]
+              for part, axis in zip(inputs, batch_axes)]
 
     def shard(context):
       index = context.replica_id_in_sync_group
       return tuple(
-          tf.nest.map_structure(
-              lambda x, axis=axis: tf.convert_to_tensor(np.split(x, count, axis)[index]),
-              part) for part, axis in zip(inputs, batch_axes))
+          tf.nest.pack_sequence_as(part, [tf.convert_to_tensor(p[index]) for p in split])
+          for part, split in zip(inputs, pieces))
 
     return self._training.experimental_distribute_values_from_function(shard)
 
