@@ -23,11 +23,15 @@ def get_config():
   config.network.torso = 'mlp'                 # 'mlp' for vectors, 'atari' for images.
   config.network.mlp_sizes = (64, 64)          # Hidden layers of the MLP torso.
   config.network.torso_hidden_size = 512       # Dense layer after the convolutions (atari).
-  config.network.lstm_size = 64                # Width of the recurrent core.
+  config.network.lstm_size = 64                # Width of the recurrent core (LSTM); 0: none,
+                                               # a feed-forward agent (stack frames instead).
   config.network.head_hidden_size = 64         # Hidden layer of each dueling stream.
   config.network.frame_stack = 1               # Frames stacked on the learner (1: none).
   config.network.compute_dtype = 'float32'     # Convolution torso's arithmetic: 'float32' or
                                                # 'bfloat16' (variables stay float32).
+  config.network.center_frames = False         # Image torsos: subtract each frame's mean pixel
+                                               # (Atari's constant backgrounds drown the
+                                               # ball and paddles otherwise).
 
   config.actors = ml_collections.ConfigDict()
   config.actors.num = 2                        # Actor processes.

@@ -35,7 +35,7 @@ NOT_SHAPE_KEYS = ('network.compute_dtype', 'learner.inference_devices',
 # their absence did: a logdir from before the key resumes with it as a non-change.
 ADDED_KEYS = {'network.compute_dtype': 'float32', 'env.frame_stack': 1,
               'learner.inference_devices': 0, 'learner.training_devices': 0,
-              'learner.training_strategy': 'mirrored'}
+              'learner.training_strategy': 'mirrored', 'network.center_frames': False}
 
 
 def config_file(argv: Iterable[str]) -> Optional[str]:

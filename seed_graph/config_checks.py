@@ -43,7 +43,7 @@ DEVICE_SCHEMA = {'inference_devices': int, 'training_devices': int,
 VTRACE_SCHEMA = dict(COMMON_SCHEMA, **{
     'network': {
         'torso': str, 'mlp_sizes': tuple, 'lstm_size': int, 'torso_hidden_size': int,
-        'compute_dtype': str,
+        'compute_dtype': str, 'center_frames': bool,
     },
     'learner': {
         'batch_size': int, 'unroll_length': int, 'queue_capacity': int,
@@ -89,13 +89,13 @@ def _check_keys(config, schema, prefix=''):
       raise ConfigError(f'{prefix}{key}: expected {expected.__name__}, got {value!r}')
 
 
-def _positive(config, *keys):
+def _positive(config, *keys, or_zero=False):
   for key in keys:
     value = config
     for part in key.split('.'):
       value = value[part]
-    if value <= 0:
-      raise ConfigError(f'{key}: must be positive, got {value}')
+    if value < 0 or (value == 0 and not or_zero):
+      raise ConfigError(f'{key}: must be {">= 0" if or_zero else "positive"}, got {value}')
 
 
 def _check_program(config, schema, algorithm):
@@ -110,8 +110,9 @@ def _check_program(config, schema, algorithm):
                       f'1000 per node) below 2**31, got {config.seed}')
   _positive(config, 'total_environment_frames', 'actors.num', 'actors.env_batch_size',
             'inference.batch_size', 'inference.timeout_us', 'inference.keepalive_seconds',
-            'logging.interval_seconds',
-            'logging.checkpoint_interval_seconds', 'logging.return_window')
+            'logging.interval_seconds', 'logging.checkpoint_interval_seconds',
+            'logging.return_window')
+  _positive(config, 'network.lstm_size', or_zero=True)  # 0: a feed-forward agent.
   if not 0.0 <= config.evaluators.epsilon <= 1.0:
     raise ConfigError(f'evaluators.epsilon: must be in [0, 1], got {config.evaluators.epsilon}')
   if config.network.compute_dtype not in layers.COMPUTE_DTYPES:
@@ -166,9 +167,9 @@ def _environment_info(config) -> envs.EnvironmentInfo:
 def validate_vtrace_config(config):
   """Raises ConfigError naming the first bad key of a V-trace config."""
   _check_program(config, VTRACE_SCHEMA, 'vtrace')
-  _positive(config, 'network.lstm_size', 'network.torso_hidden_size',
-            'learner.batch_size', 'learner.unroll_length', 'learner.queue_capacity',
-            'learner.queue_max_bytes', 'learner.learning_rate', 'learner.adam_epsilon')
+  _positive(config, 'network.torso_hidden_size', 'learner.batch_size',
+            'learner.unroll_length', 'learner.queue_capacity', 'learner.queue_max_bytes',
+            'learner.learning_rate', 'learner.adam_epsilon')
   _check_actors_and_evaluators(config)
   if config.network.torso not in networks.TORSOS:
     raise ConfigError(f'network.torso: expected one of {networks.TORSOS}, got '
@@ -213,6 +214,7 @@ R2D2_SCHEMA = dict(COMMON_SCHEMA, **{
     'network': {
         'torso': str, 'mlp_sizes': tuple, 'torso_hidden_size': int, 'lstm_size': int,
         'head_hidden_size': int, 'frame_stack': int, 'compute_dtype': str,
+        'center_frames': bool,
     },
     'exploration': {'base': float, 'alpha': float},
     'replay': {
@@ -249,12 +251,12 @@ def _check_replay(replay, batch_size: int, stored_length: int):
 def validate_r2d2_config(config):
   """Raises ConfigError naming the first bad key of an R2D2 config."""
   _check_program(config, R2D2_SCHEMA, 'r2d2')
-  _positive(config, 'network.torso_hidden_size', 'network.lstm_size',
-            'network.head_hidden_size', 'network.frame_stack', 'replay.capacity',
-            'replay.min_size_to_sample', 'replay.samples_per_insert', 'replay.error_buffer',
-            'replay.chunk_length', 'learner.batch_size', 'learner.unroll_length',
-            'learner.n_step', 'learner.target_update_period', 'learner.learning_rate',
-            'learner.adam_epsilon', 'learner.value_rescale_eps')
+  _positive(config, 'network.torso_hidden_size', 'network.head_hidden_size',
+            'network.frame_stack', 'replay.capacity', 'replay.min_size_to_sample',
+            'replay.samples_per_insert', 'replay.error_buffer', 'replay.chunk_length',
+            'learner.batch_size', 'learner.unroll_length', 'learner.n_step',
+            'learner.target_update_period', 'learner.learning_rate', 'learner.adam_epsilon',
+            'learner.value_rescale_eps')
   _check_actors_and_evaluators(config)
   for key in ('replay.priority_exponent', 'learner.discount',
               'learner.importance_sampling_exponent', 'learner.priority_eta'):

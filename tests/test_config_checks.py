@@ -152,6 +152,7 @@ def test_every_numeric_key_must_be_finite(tmp_path, algorithm, bad):
     ('seed', -5000, 'seed: must be >= 0'),
     ('seed', 2**31 - 1, 'seed: must be >= 0'),
     ('learner.gradient_clip_norm', -1.0, 'learner.gradient_clip_norm: must be >= 0'),
+    ('network.lstm_size', -1, 'network.lstm_size: must be >= 0, got -1'),
 ])
 @pytest.mark.parametrize('algorithm', ['vtrace', 'r2d2'])
 def test_ranges_that_used_to_launch(tmp_path, algorithm, key, value, needle):
@@ -167,6 +168,16 @@ def test_ranges_that_used_to_launch(tmp_path, algorithm, key, value, needle):
   with pytest.raises(config_checks.ConfigError, match=needle):
     (config_checks.validate_vtrace_config if algorithm == 'vtrace'
      else config_checks.validate_r2d2_config)(config)
+
+
+@pytest.mark.parametrize('algorithm', ['vtrace', 'r2d2'])
+def test_feed_forward_agents_are_valid(tmp_path, algorithm):
+  from configs import cartpole_r2d2  # pylint: disable=g-import-not-at-top
+  module = cartpole_vtrace if algorithm == 'vtrace' else cartpole_r2d2
+  config = module.get_config()
+  config.logdir, config.network.lstm_size = str(tmp_path), 0
+  (config_checks.validate_vtrace_config if algorithm == 'vtrace'
+   else config_checks.validate_r2d2_config)(config)
 
 
 def test_launcher_config_errors_are_one_line_and_name_the_closest_key(tmp_path):

@@ -1,6 +1,7 @@
 """The IMPALA loss terms and the networks' shapes and resets."""
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 from seed_graph.algos import impala
@@ -80,13 +81,18 @@ def test_reward_scale_multiplies_rewards_after_clipping():
   assert abs(unscaled.total_loss.numpy() - scaled.total_loss.numpy()) > 1e-3
 
 
+def _random_steps(seed, num_steps, batch):
+  """(previous actions, rewards, observations) of `[T, B]` steps of a 3-action agent."""
+  rng = np.random.default_rng(seed)
+  return (tf.constant(rng.integers(0, 3, (num_steps, batch)), tf.int32),
+          tf.constant(rng.normal(size=(num_steps, batch)), tf.float32),
+          tf.constant(rng.normal(size=(num_steps, batch, 6)), tf.float32))
+
+
 def test_unroll_matches_steps_and_resets_on_done():
   agent = networks.ActorCriticAgent(3, networks.MLPTorso([8]), lstm_size=5)
-  rng = np.random.default_rng(1)
   num_steps, batch = 4, 2
-  observations = tf.constant(rng.normal(size=(num_steps, batch, 6)), tf.float32)
-  prev_actions = tf.constant(rng.integers(0, 3, (num_steps, batch)), tf.int32)
-  rewards = tf.constant(rng.normal(size=(num_steps, batch)), tf.float32)
+  prev_actions, rewards, observations = _random_steps(1, num_steps, batch)
   dones = tf.constant([[False, False], [False, True], [False, False], [True, False]])
   state = agent.initial_state(batch)
   state = tf.nest.map_structure(lambda s: s + 0.3, state)
@@ -98,6 +104,35 @@ def test_unroll_matches_steps_and_resets_on_done():
   np.testing.assert_allclose(unrolled.policy_logits.numpy(),
                              tf.stack(stepped_logits).numpy(), rtol=1e-5, atol=1e-6)
   assert unrolled.baseline.shape == (num_steps, batch)
+
+
+def test_feed_forward_agent_sees_only_the_current_step():
+  agent = networks.ActorCriticAgent(3, networks.MLPTorso([8]), lstm_size=0)
+  num_steps, batch = 3, 2
+  prev_actions, rewards, observations = _random_steps(2, num_steps, batch)
+  dones = tf.zeros((num_steps, batch), tf.bool)
+  unrolled, final_state = agent.unroll(prev_actions, rewards, dones, observations,
+                                       agent.initial_state(batch))
+  np.testing.assert_array_equal(final_state.numpy(), np.zeros((batch, 1)))
+  # Each step alone, from any state, gives the unroll's output at that step: no memory.
+  for t in reversed(range(num_steps)):
+    out, _ = agent.step(prev_actions[t], rewards[t], dones[t], observations[t],
+                        agent.initial_state(batch) + 5.0)
+    np.testing.assert_allclose(out.policy_logits.numpy(), unrolled.policy_logits[t].numpy(),
+                               rtol=1e-5, atol=1e-6)
+  assert unrolled.policy_logits.numpy().std(axis=0).min() > 0  # It does see its inputs.
+
+
+@pytest.mark.parametrize('torso_class', [networks.AtariTorso, networks.ResNetTorso])
+def test_centered_frames_ignore_a_uniform_brightness_change(torso_class):
+  rng = np.random.default_rng(3)
+  frames = rng.integers(40, 200, (2, 84, 84, 4)).astype(np.uint8)
+  brighter = frames + np.uint8(30)  # The same screens, every pixel 30 levels up.
+  centered = torso_class(hidden_size=16, center_frames=True)
+  np.testing.assert_allclose(centered(brighter).numpy(), centered(frames).numpy(),
+                             rtol=1e-4, atol=1e-5)
+  plain = torso_class(hidden_size=16)
+  assert np.abs(plain(brighter).numpy() - plain(frames).numpy()).max() > 1e-3
 
 
 def test_resnet_torso_on_uint8_frames():
@@ -118,7 +153,8 @@ def test_atari_torso_agent_from_config_on_uint8_frames():
   out, state = agent.step(tf.zeros(3, tf.int32), tf.zeros(3), tf.zeros(3, tf.bool), frames,
                           agent.initial_state(3))
   assert out.policy_logits.shape == (3, 18)
-  assert state.hidden.shape == (3, network.lstm_size)
+  assert state.shape == (3, 1)  # Feed-forward (lstm_size=0): one zero per environment.
+  assert agent.torso_features(frames).shape == (3, network.torso_hidden_size)
   # The Nature convolutions: 8x8/4, 4x4/2, 3x3/1 leave 7x7x64 of an 84x84 frame.
   dense = [v for v in agent.trainable_variables if 'dense' in v.name and 'w:' in v.name]
   assert dense[0].shape == (7 * 7 * 64, network.torso_hidden_size)

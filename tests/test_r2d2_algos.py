@@ -169,7 +169,13 @@ def test_q_networks_shapes_and_dueling():
   q, _ = resnet.unroll(tf.zeros([3, 2], tf.int32), tf.zeros([3, 2]), tf.zeros([3, 2], tf.bool),
                        observations, resnet.initial_state(2))
   assert q.shape == (3, 2, 5)
-  config.torso = 'mlp'
+  config.lstm_size = 0  # A feed-forward Q network: its state is one zero per environment.
+  feed_forward = q_networks.make_q_network(config, num_actions=5)
+  q, state = feed_forward.unroll(tf.zeros([3, 2], tf.int32), tf.zeros([3, 2]),
+                                 tf.zeros([3, 2], tf.bool), observations,
+                                 feed_forward.initial_state(2))
+  assert q.shape == (3, 2, 5) and q_networks.state_sizes(feed_forward) == [1]
+  config.torso, config.lstm_size = 'mlp', 16
   mlp = q_networks.make_q_network(config, num_actions=2)
   q, _ = mlp.unroll(tf.zeros([4, 3], tf.int32), tf.zeros([4, 3]), tf.zeros([4, 3], tf.bool),
                     tf.zeros([4, 3, 4]), mlp.initial_state(3))
