@@ -3,10 +3,10 @@
 A contextual bandit on 84x84 uint8 frames: a white square on the left or the right;
 action 0 pays 1 for left, action 1 for right, the other 16 actions nothing. Driven
 through the V-trace algorithm's own `act` and `train` with the config's torso, loss and
-optimizer. This guards the optimizer settings: with Adam's epsilon at 1e-3 (which
-shipped for Atari and kept Pong uniform for 5.8M frames, because the mean-reduced
-losses give per-parameter gradients near 1e-4) the policy here is still near uniform
-after 50 updates; with 1e-7 it picks the right action about three times in four.
+optimizer. The control is the setting that kept Pong uniform for 5.8M frames (run 1 in
+the README): an LSTM core of 256 with Adam's epsilon at 1e-3, which still picks the
+paying action only about one time in six after 50 updates. (The feed-forward agent
+learns this cue with either epsilon: measured 0.99 with 1e-3, 0.44 with 1e-7.)
 """
 
 import threading
@@ -74,7 +74,7 @@ def _probability_of_right_action_after_training(config):
   return float(np.mean(right_probabilities[-20:]))
 
 
-def _small_config(adam_epsilon=None):
+def _small_config(adam_epsilon=None, lstm_size=None):
   config = atari_vtrace_fast.get_config()
   config.learner.unroll_length = 5     # Short unrolls keep the test to seconds; the
   config.learner.batch_size = 8        # network, loss and optimizer are the config's.
@@ -83,6 +83,8 @@ def _small_config(adam_epsilon=None):
   config.network.compute_dtype = 'float32'
   if adam_epsilon is not None:
     config.learner.adam_epsilon = adam_epsilon
+  if lstm_size is not None:
+    config.network.lstm_size = lstm_size
   return config
 
 
@@ -90,6 +92,6 @@ def test_fast_atari_config_learns_a_pixel_cue_in_fifty_updates():
   assert _probability_of_right_action_after_training(_small_config()) > 0.4
 
 
-def test_a_large_adam_epsilon_stalls_the_same_learner():
-  # The test above can fail: the setting that kept Pong uniform fails it.
-  assert _probability_of_right_action_after_training(_small_config(1e-3)) < 0.2
+def test_the_setting_that_kept_pong_uniform_stalls():
+  # The test above can fail: the LSTM agent with epsilon 1e-3 fails it.
+  assert _probability_of_right_action_after_training(_small_config(1e-3, 256)) < 0.2
