@@ -34,6 +34,7 @@ from ml_collections import config_flags
 import numpy as np
 import psutil
 
+import learners  # pylint: disable=g-bad-import-order
 import paired  # pylint: disable=g-bad-import-order
 
 _CONFIG = config_flags.DEFINE_config_file('config', None, 'Experiment config file.',
@@ -48,17 +49,8 @@ flags.mark_flags_as_required(['config'])
 
 def _learner_process(config, port, counters, ready):
   """Runs the learner (training) and publishes its counters for the parent."""
-  from seed_graph.nodes import learner as learner_lib  # pylint: disable=g-import-not-at-top
-  if config.algorithm == 'r2d2':
-    import reverb  # pylint: disable=g-import-not-at-top
-    from seed_graph.nodes import r2d2_learner  # pylint: disable=g-import-not-at-top
-    from seed_graph.nodes import r2d2_replay  # pylint: disable=g-import-not-at-top
-    replay = reverb.Server(r2d2_replay.make_replay_tables(config), port=None)
-    learner = learner_lib.Learner(config, r2d2_learner.R2D2Learner,
-                                  f'localhost:{replay.port}', inference_port=port)
-  else:
-    from seed_graph.nodes import vtrace_learner  # pylint: disable=g-import-not-at-top
-    learner = learner_lib.Learner(config, vtrace_learner.VTraceLearner, inference_port=port)
+  # R2D2's replay server (`_replay`) must stay referenced while the learner runs.
+  learner, _replay = learners.build_learner(config, inference_port=port)
 
   def publish():
     while True:

@@ -1,15 +1,20 @@
-r"""CPU and wall time of one call of the learner's inference function, with and without
-XLA (`inference.jit_compile`), for the benchmark's tiny policy or the Atari ResNet.
+r"""CPU and wall time of one call of the learner's inference function, as a TF graph and
+as an XLA program (`inference.jit_compile`).
 
-  python benchmarks/inference_call.py [--torso=mlp|resnet] [--rows=32] [--calls=...]
+  python benchmarks/inference_call.py [--config=configs/atari_vtrace.py] [--rows=N]
+      [--calls=...] [--config.KEY=VALUE ...]
 
-Builds a V-trace learner-inference node (no server) on the Atari Pong config and calls
-its inference function on `rows` random observations: first as a TF graph, then as an
-XLA program. Prints JSON, then a table.
+Without `--config`: `throughput.py`'s tiny policy on Atari observations, 32 rows. With
+one: that config's learner (V-trace, or R2D2 with an in-process replay) and network,
+`inference.batch_size` rows unless `--rows` says otherwise, oneDNN as the config sets
+it (as the launcher does, before TensorFlow loads). The learner is built (no server) and
+its traced inference function is called on random inputs: first as a TF graph, then as
+an XLA program. Prints JSON, then a table.
 """
 
 import json
 import os
+import shutil
 import sys
 import time
 
@@ -19,49 +24,72 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
+from ml_collections import config_flags
 import numpy as np
-import tensorflow as tf
+import learners  # pylint: disable=g-bad-import-order
 import throughput
 
-_TORSO = flags.DEFINE_enum('torso', 'mlp', ['mlp', 'resnet'],
-                           "mlp: throughput.py's tiny policy; resnet: the Atari config's.")
-_ROWS = flags.DEFINE_integer('rows', 32, 'Rows per call (an inference batch).')
-_CALLS = flags.DEFINE_integer('calls', None, 'Timed calls; default 300 (mlp) or 30 (resnet).')
+_CONFIG = config_flags.DEFINE_config_file(
+    'config', None, "Config whose learner and network to time; default: throughput.py's "
+    'tiny policy.', lock_config=False)
+_ROWS = flags.DEFINE_integer('rows', None, 'Rows per call; default: inference.batch_size.')
+_CALLS = flags.DEFINE_integer('calls', None, 'Timed calls; default: about 3 s worth.')
 
 
-def time_calls(jit_compile, torso, rows, calls):
-  from configs import atari_vtrace  # pylint: disable=g-import-not-at-top
-  from seed_graph.nodes import learner as learner_lib  # pylint: disable=g-import-not-at-top
-  from seed_graph.nodes import vtrace_learner  # pylint: disable=g-import-not-at-top
-  config = throughput.benchmark_config('atari', 2, rows, 1, rows, 5000, jit_compile)
-  config.logdir = '/tmp/seed_graph_inference_call_unused'
-  if torso == 'resnet':
-    config.network = atari_vtrace.get_config().network
-  learner = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
-  rng = np.random.default_rng(0)
-  state = tf.nest.map_structure(lambda s: np.zeros((rows,) + tuple(s.shape[1:]), np.float32),
-                                learner.algorithm.example_policy_inputs()[4])
-  inputs = (rng.integers(0, 18, rows, dtype=np.int32), np.zeros(rows, np.float32),
-            np.zeros(rows, bool), rng.integers(0, 256, (rows, 84, 84), dtype=np.uint8),
-            state, np.zeros(rows, bool))
-  infer = learner.policies[0]  # Padded to a bucket size (none here), NumPy out.
+def _random_inputs(learner, rows, rng):
+  """`rows` rows shaped like the policy's example inputs: random actions and pixels."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  example = learner.algorithm.example_policy_inputs()
+
+  def like(x):
+    x = np.asarray(x)
+    shape = (rows,) + x.shape[1:]
+    if x.dtype == np.uint8:
+      return rng.integers(0, 256, shape, dtype=np.uint8)
+    if np.issubdtype(x.dtype, np.integer):
+      return rng.integers(0, 2, shape).astype(x.dtype)
+    return np.zeros(shape, x.dtype)
+  return tf.nest.map_structure(like, example)
+
+
+def time_calls(config, jit_compile, rows, calls):
+  config = config.copy_and_resolve_references()
+  config.inference.jit_compile = jit_compile
+  config.inference.batch_size = max(config.inference.batch_size, rows)
+  config.logdir = f'/tmp/seed_graph_inference_call_{os.getpid()}_{int(jit_compile)}'
+  learner, _replay = learners.build_learner(config)  # The server lives while we time.
+  inputs = _random_inputs(learner, rows, np.random.default_rng(0))
+  infer = learner.policies[0]  # Padded to a bucket size under XLA only; NumPy out.
+  start = time.perf_counter()
+  np.asarray(infer(*inputs)[0])
+  calls = calls or max(10, int(3.0 / max(time.perf_counter() - start, 1e-4)))
   for _ in range(max(3, calls // 10)):
     np.asarray(infer(*inputs)[0])
   start, start_cpu = time.perf_counter(), time.process_time()
   for _ in range(calls):
     np.asarray(infer(*inputs)[0])
-  return {'jit_compile': jit_compile,
+  shutil.rmtree(config.logdir, ignore_errors=True)
+  return {'jit_compile': jit_compile, 'calls': calls,
           'wall_ms': round(1e3 * (time.perf_counter() - start) / calls, 3),
           'cpu_ms': round(1e3 * (time.process_time() - start_cpu) / calls, 3)}
 
 
 def main(argv):
   del argv
-  calls = _CALLS.value or (300 if _TORSO.value == 'mlp' else 30)
-  results = [time_calls(jit, _TORSO.value, _ROWS.value, calls) for jit in (False, True)]
-  print(json.dumps({'torso': _TORSO.value, 'rows': _ROWS.value, 'calls': calls,
-                    'results': results}))
-  print(f"{'jit_compile':<12} {'wall ms':>9} {'cpu ms':>9}   ({_TORSO.value}, {_ROWS.value} rows)")
+  config = _CONFIG.value
+  if config is None:
+    config = throughput.benchmark_config('atari', 2, 32, 1, 32, 5000)
+    name = "throughput.py's tiny policy"
+  else:
+    name = config_flags.get_config_filename(flags.FLAGS['config'])
+  # As launch/local.py: oneDNN is read once, when TensorFlow loads (below).
+  os.environ['TF_ENABLE_ONEDNN_OPTS'] = '1' if config.get('onednn', False) else '0'
+  rows = _ROWS.value or config.inference.batch_size
+  results = [time_calls(config, jit, rows, _CALLS.value) for jit in (False, True)]
+  print(json.dumps({'config': name, 'torso': config.network.torso, 'rows': rows,
+                    'compute_dtype': config.network.get('compute_dtype', 'float32'),
+                    'onednn': config.get('onednn', False), 'results': results}))
+  print(f"{'jit_compile':<12} {'wall ms':>9} {'cpu ms':>9}   ({name}, {rows} rows)")
   for r in results:
     print(f"{str(r['jit_compile']):<12} {r['wall_ms']:>9.3f} {r['cpu_ms']:>9.3f}")
 

@@ -39,6 +39,9 @@ def get_config():
 
   config.inference.batch_size = 32
   config.inference.timeout_us = 10_000
+  config.inference.jit_compile = False         # XLA's CPU convolutions cost more than oneDNN's
+                                               # (a 32-row call: 22 ms of CPU under XLA, 13 ms
+                                               # as a TF graph; benchmarks/inference_call.py).
 
   # Replay memory: a step is stored once, compressed (uint8 84x84 frames), and each
   # sequence adds unroll_length = 80 new steps. Measured with

@@ -4,17 +4,16 @@ no accelerator).
 Differs from `atari_vtrace.py` (SEED RL's faithful settings) where it costs CPU time:
 the Nature DQN convolutions (32x8x8/4, 64x4x4/2, 64x3x3/1, dense 512: about a sixth of
 the ResNet's training cost) instead of SEED's ResNet, no LSTM (a feed-forward agent, as
-in Sample Factory's and TorchBeast's Atari setups), and inference batches of 16 rows,
-so one actor's request (16 environments) fills a batch without waiting for the other
-actor. And where it costs frames: the last 4 frames stacked on the actors (the ball's
-motion is in the observation), each frame's mean pixel subtracted (Pong's constant
-background otherwise drowns the ball: see `networks._scaled_frames`), IMPALA's 20-step
-unrolls in batches of 8 (one update per 160 agent steps: 10x the updates per frame of
-100 x 16), and a smaller entropy bonus (0.001: at 0.01 Pong's policy drifted back to
-uniform while it could not see the screen). The README's V-trace results list the Pong
-runs that led here, and what each measured.
-The torso computes in bfloat16 (it needs a CPU with AVX512-BF16 to pay: elsewhere set
-network.compute_dtype=float32). Environment protocol and optimizer as there.
+in Sample Factory's and TorchBeast's Atari setups). And where it costs frames: the last
+4 frames stacked on the actors (the ball's motion is in the observation), each frame's
+mean pixel subtracted (Pong's constant background otherwise drowns the ball: see
+`networks._scaled_frames`), IMPALA's 20-step unrolls in batches of 8 (one update per
+160 agent steps: 10x the updates per frame of 100 x 16), and a smaller entropy bonus
+(0.001: at 0.01 Pong's policy drifted back to uniform while it could not see the screen).
+The README's V-trace results list the Pong runs that led here, and what each measured.
+Environment protocol, optimizer, bfloat16 torso arithmetic (it needs a CPU with
+AVX512-BF16 to pay: elsewhere set network.compute_dtype=float32) and inference as a TF
+graph as there.
 """
 
 from configs import atari_vtrace
@@ -27,8 +26,6 @@ def get_config():
   config.network.torso_hidden_size = 512
   config.network.lstm_size = 0                 # Feed-forward: the 4 stacked frames carry motion.
   config.network.center_frames = True          # Subtract each frame's mean pixel.
-  config.network.compute_dtype = 'bfloat16'    # Torso arithmetic; variables stay float32.
-  config.inference.batch_size = 16             # One actor request (actors.env_batch_size).
   config.learner.unroll_length = 20            # Agent steps per unroll (IMPALA's Atari).
   config.learner.batch_size = 8                # Unrolls per training step.
   config.learner.entropy_cost = 0.001          # Weight of the entropy bonus.

@@ -10,6 +10,7 @@ differences between samples (`RunStatus`), so they need no clock in the learner.
 """
 
 import collections
+import socket
 import threading
 import time
 from typing import Optional
@@ -124,17 +125,33 @@ class StatusReporter:
     self._console.end_status()
 
   def _run(self):
-    import courier  # pylint: disable=g-import-not-at-top
-    client = courier.Client(self._address, call_timeout=2, wait_for_ready=False)
+    client = None
     last_shown = 0.0
     while not self._stop.wait(1.0):
-      try:
-        stats = client.get_stats()
-      except Exception:  # pylint: disable=broad-except
-        stats = None  # Not up yet, restarting, or busy: the line says what it knew.
+      client = client or self._connect()
+      stats = None
+      if client is not None:
+        try:
+          stats = client.get_stats()
+        except Exception:  # pylint: disable=broad-except
+          # Not up, restarting or busy: the line says what it knew. The client goes:
+          # gRPC's reconnect back-off, which every channel to the address shares, would
+          # refuse calls for up to ~16 s after the learner is back (measured), long
+          # enough for an actor host to take a learner that came up late for gone.
+          client = None
       now = time.monotonic()
       if stats:
         self._status.update(now, stats)
       if now - last_shown >= self._every - 0.01:
         last_shown, self._update_shown = now, self._status.last_update
         self._console.status(self._status.text(now))
+
+  def _connect(self):
+    """A client once the learner's port accepts connections, else None."""
+    import courier  # pylint: disable=g-import-not-at-top
+    host, port = self._address.rsplit(':', 1)
+    try:
+      socket.create_connection((host.strip('[]'), int(port)), timeout=1.0).close()
+    except OSError:
+      return None
+    return courier.Client(self._address, call_timeout=2, wait_for_ready=False)

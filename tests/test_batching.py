@@ -56,12 +56,125 @@ def test_full_batch_goes_without_waiting_for_timeout():
   batcher.stop()
 
 
+def test_batch_a_waiting_request_overflows_goes_without_waiting_for_timeout():
+  # An evaluator's 2 rows and actors' 16 in batches of 32: 2 + 16 cannot take another
+  # 16, so it goes at once instead of waiting the timeout for rows that cannot come.
+  seen_batches = []
+
+  def process(requests):
+    seen_batches.append([len(r) for r in requests])
+    return requests
+
+  batcher = batching.DynamicBatcher(process, max_batch_rows=32, timeout_us=10_000_000,
+                                    request_keys=lambda r: r)
+  sizes, start_key, futures = (2, 16, 16, 16), 0, []
+  for size in sizes:
+    futures.append(batcher.submit(np.arange(start_key, start_key + size)))
+    start_key += size
+  start = time.time()
+  batcher.start()
+  for f in futures:
+    f.result(timeout=5)
+  assert time.time() - start < 2
+  assert seen_batches == [[2, 16], [16, 16]]
+  batcher.stop()
+
+
+def _sized_batches(max_batch_rows, timeout_us, actors_known=False):
+  """A batcher whose requests are key arrays, negative keys marking background ones;
+  returns it and the sizes of the batches it processed, in order. `actors_known`: two
+  actors of 16 environments (keys 0-31) have asked once, so it expects both."""
+  seen_batches = []
+
+  def process(requests):
+    seen_batches.append(sorted(len(r) for r in requests))
+    return requests
+
+  batcher = batching.DynamicBatcher(process, max_batch_rows=max_batch_rows,
+                                    timeout_us=timeout_us, request_keys=lambda r: r,
+                                    is_background=lambda r: r[0] < 0)
+  if actors_known:  # Both in before the worker starts: one batch, whatever the timing.
+    futures = [batcher.submit(np.arange(0, 16)), batcher.submit(np.arange(16, 32))]
+    batcher.start()
+    _wait_all(futures)
+    seen_batches.clear()
+    return batcher, seen_batches
+  return batcher.start(), seen_batches
+
+
+def _both_actors_ask(batcher):
+  _wait_all([batcher.submit(np.arange(0, 16)), batcher.submit(np.arange(16, 32))])
+
+
+def _wait_all(futures):
+  for f in futures:
+    f.result(timeout=5)
+
+
+def test_background_request_joins_the_batch_others_open():
+  # An evaluator's 2 rows arrive first; the actors' 16 + 16 arrive 0.25 s and 0.45 s
+  # later. Had the evaluator's request opened the batch, its 0.4 s timeout would have
+  # sent it with one actor only.
+  batcher, seen_batches = _sized_batches(max_batch_rows=34, timeout_us=400_000,
+                                         actors_known=True)
+  futures = [batcher.submit(np.array([-2, -1]))]
+  time.sleep(0.25)
+  futures.append(batcher.submit(np.arange(0, 16)))
+  time.sleep(0.2)
+  futures.append(batcher.submit(np.arange(16, 32)))
+  for f in futures:
+    f.result(timeout=5)
+  assert seen_batches == [[2, 16, 16]]
+  batcher.stop()
+
+
+def test_background_request_alone_goes_after_timeout():
+  batcher, seen_batches = _sized_batches(max_batch_rows=34, timeout_us=50_000)
+  start = time.time()
+  batcher.submit(np.array([-2, -1])).result(timeout=5)
+  assert 0.04 < time.time() - start < 2
+  assert seen_batches == [[2]]
+  batcher.stop()
+
+
 def test_partial_batch_goes_after_timeout():
   batcher = batching.DynamicBatcher(_double, max_batch_rows=100, timeout_us=50_000,
                                     request_keys=lambda r: r).start()
-  start = time.time()
+  for f in [batcher.submit(np.array([3])), batcher.submit(np.array([4]))]:
+    f.result(timeout=5)
+  start = time.time()  # Environment 4 asked a moment ago: it is waited for.
   np.testing.assert_array_equal(batcher.submit(np.array([3])).result(timeout=5), [6])
   assert 0.04 < time.time() - start < 2
+  batcher.stop()
+
+
+def test_batch_goes_once_every_recent_environment_is_in_it():
+  # Two actors of 16 in batches of 34 (room for an evaluator's 2): once both actors'
+  # requests are in, no one else is coming, so the 10 s timeout is not waited out.
+  batcher, seen_batches = _sized_batches(max_batch_rows=34, timeout_us=10_000_000,
+                                         actors_known=True)
+  start = time.time()
+  for _ in range(3):
+    _both_actors_ask(batcher)
+  assert time.time() - start < 2
+  assert seen_batches == [[16, 16]] * 3
+  seen_batches.clear()
+  batcher.submit(np.arange(0, 16))
+  time.sleep(0.3)  # The other actor is still known: its rows are waited for.
+  assert seen_batches == []
+  batcher.submit(np.arange(16, 32)).result(timeout=5)
+  assert seen_batches == [[16, 16]]
+  batcher.stop()
+
+
+def test_an_environment_that_stopped_asking_is_not_waited_for():
+  batcher, seen_batches = _sized_batches(max_batch_rows=34, timeout_us=10_000_000,
+                                         actors_known=True)
+  time.sleep(2.2)  # Twice the batcher's memory of recent environments, and a little.
+  start = time.time()
+  batcher.submit(np.arange(0, 16)).result(timeout=5)  # The other actor stopped.
+  assert time.time() - start < 2
+  assert seen_batches == [[16]]
   batcher.stop()
 
 

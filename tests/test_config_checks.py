@@ -237,3 +237,23 @@ def test_device_split_is_checked_before_launch(tmp_path, algorithm, overrides, n
   with pytest.raises(config_checks.ConfigError, match=re.escape(needle)):
     (config_checks.validate_vtrace_config if algorithm == 'vtrace'
      else config_checks.validate_r2d2_config)(config)
+
+
+def test_image_configs_run_inference_as_a_tf_graph():
+  """XLA's CPU convolutions cost more than oneDNN's (32-row calls: 1.7-2.4x the CPU for
+  the Nature CNN, 4.3x for the ResNet; `benchmarks/inference_call.py`), so every shipped
+  config with a convolution torso keeps `inference.jit_compile` off; the Atari configs
+  had inherited CartPole's XLA."""
+  import importlib  # pylint: disable=g-import-not-at-top
+  import pkgutil  # pylint: disable=g-import-not-at-top
+  import configs  # pylint: disable=g-import-not-at-top
+  image_configs = []
+  for module_info in pkgutil.iter_modules(configs.__path__):
+    module = importlib.import_module(f'configs.{module_info.name}')
+    if hasattr(module, 'get_config'):
+      config = module.get_config()
+      if config.network.torso in ('resnet', 'atari'):
+        image_configs.append(module_info.name)
+        assert not config.inference.jit_compile, module_info.name
+  assert {'atari_vtrace', 'atari_vtrace_fast', 'atari_r2d2', 'football_vtrace'} <= set(
+      image_configs)

@@ -1,10 +1,16 @@
 """The launcher's console: which node lines reach it, the status line on a terminal and
-elsewhere, and the status text computed from successive `get_stats` answers."""
+elsewhere, the status text computed from successive `get_stats` answers, and the
+reporter that polls them."""
 
 import io
+import time
+
+import courier
+import portpicker
 
 from launch import console as console_lib
 from launch import status
+from tests import helpers
 
 
 def test_the_filter_shows_warnings_errors_and_whole_tracebacks_only():
@@ -79,3 +85,29 @@ def test_the_status_text_from_samples():
   assert 'queue 3' in text and 'replay 1,440' in text and 'restarts actor 2' in text
   run.update(170.0, dict(base, frames=260_000, inference_rows=3600, inference_batches=120))
   assert 'batch 30.0/64' in run.text(170.0)
+
+
+def test_the_reporter_hears_a_learner_that_comes_up_late_at_once():
+  # A learner that starts 30 s after its launcher (a slow host, a restore). Polling one
+  # client, gRPC's reconnect back-off answered only 11-17 s after the learner was up:
+  # an actor host could take that learner for gone (launch.host's orphan timeout).
+  port = portpicker.pick_unused_port()
+  run_status = status.RunStatus(100, 8, started=time.monotonic())
+  reporter = status.StatusReporter(f'localhost:{port}', run_status,
+                                   console_lib.Console(io.StringIO(), interactive=False))
+  reporter.start()
+  server = None
+  try:
+    time.sleep(30)
+    assert run_status.last_update is None
+    server = courier.Server(port=port)
+    server.Bind('get_stats', lambda: {'frames': 5})
+    server.Start()
+    up = time.monotonic()
+    assert helpers.wait_for(lambda: run_status.last_update is not None, 20)
+    assert run_status.last_update - up < 4
+    assert run_status.stats == {'frames': 5}
+  finally:
+    reporter.stop()
+    if server is not None:
+      server.Stop()

@@ -31,11 +31,12 @@ def test_jit_compiled_inference_matches_the_graph_for_every_batch_size():
     np.testing.assert_allclose(hidden.numpy(), expected_hidden.numpy(), atol=1e-5)
 
 
-def test_padded_policy_answers_every_batch_size_from_one_trace():
+@pytest.mark.parametrize('jit_compile,buckets', [(True, [1, 2, 4, 8, 16]), (False, [])])
+def test_padded_policy_answers_every_batch_size_from_one_trace(jit_compile, buckets):
   weights = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
   policy = server.PaddedPolicy(lambda x: (tf.matmul(x, weights), x[:, 0]),
-                               (tf.zeros((1, 2)),), max_rows=16)
-  assert policy.buckets == [1, 2, 4, 8, 16]
+                               (tf.zeros((1, 2)),), max_rows=16, jit_compile=jit_compile)
+  assert policy.buckets == buckets  # XLA compiles per shape; a TF graph takes any rows.
   for rows in (1, 3, 5, 16):
     inputs = np.random.default_rng(rows).normal(size=(rows, 2)).astype(np.float32)
     product, first = policy(inputs)

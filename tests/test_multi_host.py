@@ -182,10 +182,14 @@ def test_actor_hosts_stop_by_themselves_once_the_learner_host_is_gone(tmp_path):
                '--config.logging.interval_seconds=1')
     agents = _start_agents(tmp_path, network, secrets.token_urlsafe(24), orphan_timeout=15)
     assert helpers.wait_for(lambda: _frames(tmp_path) > 5_000, 180), _outputs(tmp_path)
+    # Both actor hosts' status lines (every 10 s) have heard the learner.
+    assert helpers.wait_for(lambda: all(' frames (' in (tmp_path / f'{h}.out').read_text()
+                                        for h in ('cpu0', 'cpu1')), 30), _outputs(tmp_path)
     network.cut('learner')  # The learner's host vanishes for everyone else.
     cut_at = time.time()
     for host in ('cpu0', 'cpu1'):
-      agents[host].wait(timeout=90)
+      assert helpers.wait_for(lambda: agents[host].poll() is not None, 90), (
+          host, _outputs(tmp_path))
       assert agents[host].returncode == 0, (host, _outputs(tmp_path))
       assert not network.pids(host)
       assert 'the learner has not answered for 15 s' in (tmp_path / f'{host}.out').read_text()

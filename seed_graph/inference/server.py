@@ -4,8 +4,9 @@
 INVALID_ARGUMENT), batches requests across callers with a `DynamicBatcher` around
 `infer_batch(requests) -> actions per request`, and answers each stream in order.
 
-`PaddedPolicy` runs a policy function on batches of any size: traced once, called on
-rows padded up to one of at most six bucket sizes, answered with the padding removed.
+`PaddedPolicy` runs a policy function on batches of any size: traced once; as an XLA
+program, called on rows padded up to one of at most six bucket sizes and answered with
+the padding removed (a TF graph takes any number of rows as they are).
 """
 
 import functools
@@ -73,11 +74,13 @@ def trace_for_any_batch(fn, *example_inputs, jit_compile=False, batch_sizes=()):
 
 class PaddedPolicy:
   """`policy(*inputs)`: `fn` on NumPy inputs of 1..max_rows rows, returning NumPy
-  outputs with as many rows. `traces` counts how often `fn` was traced (once)."""
+  outputs with as many rows. `traces` counts how often `fn` was traced (once).
+  `buckets`: the padded sizes, for XLA only; a TF graph's padding would be computed for
+  nothing (an evaluator's 2 rows and an actor's 16 were padded to 34)."""
 
   def __init__(self, fn, example_inputs, max_rows: int, jit_compile: bool = False):
     self.traces = 0
-    self.buckets = bucket_sizes(max_rows)
+    self.buckets = bucket_sizes(max_rows) if jit_compile else []
 
     def counted(*inputs):
       self.traces += 1  # Runs at trace time only.
@@ -88,8 +91,10 @@ class PaddedPolicy:
 
   def __call__(self, *inputs):
     rows = len(tf.nest.flatten(inputs)[0])
-    padded = next(size for size in self.buckets if size >= rows)
-    outputs = self._call(*tf.nest.map_structure(lambda x: pad_rows(x, padded), inputs))
+    if self.buckets:
+      padded = next(size for size in self.buckets if size >= rows)
+      inputs = tf.nest.map_structure(lambda x: pad_rows(x, padded), inputs)
+    outputs = self._call(*inputs)
     return tf.nest.map_structure(lambda x: x.numpy()[:rows], outputs)
 
 
@@ -135,7 +140,8 @@ class InferenceServer:
         functools.partial(infer_batch, device=k) for k in range(num_workers)]
     self.batcher = batching.DynamicBatcher(
         workers, max_batch_rows, timeout_us,
-        request_keys=lambda request: request.env_ids)
+        request_keys=lambda request: request.env_ids,
+        is_background=lambda request: request.is_eval)  # An evaluator's request.
     self._server = None
     self._rejections = RateLimitedLog()
 

@@ -1,0 +1,95 @@
+r"""Two revisions of this repository, trained end to end one after the other: does a change
+make training slower?
+
+  python benchmarks/revisions.py --baseline=<git revision> [--candidate=HEAD] \
+      [--config=configs/cartpole_vtrace.py] [--pairs=3] [--seconds=85] [--skip_seconds=30]
+
+Each revision is exported (`git archive`) to a temporary directory and runs its own
+`launch.local` on the config (its own copy, as the revision has it; evaluators as
+configured, total frames unbounded), `--seconds` long, then Ctrl-C; baseline and
+candidate alternate, `--pairs` times. A run's speed is the growth of the learner's
+`frames` per second of its `metrics.jsonl` from `--skip_seconds` (start-up, traces) to
+its last record. Reported: each run's training frames/s and learner steps/s, the median
+of each revision, and the median of the per-pair ratios candidate / baseline (the
+machine's speed drifts; neighbouring runs share it).
+"""
+
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from absl import app
+from absl import flags
+
+_BASELINE = flags.DEFINE_string('baseline', None, 'The git revision to compare against.')
+_CANDIDATE = flags.DEFINE_string('candidate', 'HEAD', 'The git revision measured.')
+_CONFIG = flags.DEFINE_string('config', 'configs/cartpole_vtrace.py',
+                              'Config file (a path inside each revision).')
+_PAIRS = flags.DEFINE_integer('pairs', 3, 'Alternating baseline/candidate run pairs.')
+_SECONDS = flags.DEFINE_float('seconds', 85.0, 'Length of each run.')
+_SKIP = flags.DEFINE_float('skip_seconds', 30.0, 'Unmeasured start of each run.')
+flags.mark_flags_as_required(['baseline'])
+
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def export(revision: str, directory: str):
+  archive = subprocess.run(['git', 'archive', revision], cwd=_REPO, check=True,
+                           capture_output=True).stdout
+  subprocess.run(['tar', '-x', '-C', directory], input=archive, check=True)
+
+
+def train(tree: str, logdir: str) -> dict:
+  """One run of `launch.local` in `tree`; its steady rates from `metrics.jsonl`."""
+  with open(logdir + '.out', 'w') as output:
+    launcher = subprocess.Popen(
+        [sys.executable, '-m', 'launch.local', f'--config={_CONFIG.value}',
+         f'--logdir={logdir}', '--config.total_environment_frames=10000000000'],
+        cwd=tree, stdout=output, stderr=subprocess.STDOUT)
+    time.sleep(_SECONDS.value)
+    launcher.send_signal(signal.SIGINT)  # The launcher stops its nodes in order.
+    launcher.wait(300)
+  with open(os.path.join(logdir, 'metrics.jsonl')) as metrics:
+    records = [json.loads(line) for line in metrics]
+  steady = [r for r in records if r['wall_time'] >= _SKIP.value]
+  if len(steady) < 2:
+    raise RuntimeError(f'{logdir}: fewer than 2 records after {_SKIP.value:g} s; see '
+                       f'{logdir}.out')
+  first, last = steady[0], steady[-1]
+  span = last['wall_time'] - first['wall_time']
+  return {'frames_per_second': (last['frames'] - first['frames']) / span,
+          'learner_steps_per_second': (last['learner_steps'] - first['learner_steps']) / span,
+          'seconds': span}
+
+
+def main(argv):
+  del argv
+  with tempfile.TemporaryDirectory(prefix='seed_graph_revisions_') as scratch:
+    trees = {}
+    for role, revision in (('baseline', _BASELINE.value), ('candidate', _CANDIDATE.value)):
+      trees[role] = os.path.join(scratch, role)
+      os.makedirs(trees[role])
+      export(revision, trees[role])
+    runs = {'baseline': [], 'candidate': []}
+    for pair in range(_PAIRS.value):
+      for role in ('baseline', 'candidate'):
+        result = train(trees[role], os.path.join(scratch, f'{role}{pair}'))
+        runs[role].append(result)
+        print(json.dumps(dict(result, revision=role, pair=pair)), flush=True)
+  ratios = [c['frames_per_second'] / b['frames_per_second']
+            for b, c in zip(runs['baseline'], runs['candidate'])]
+  for role, revision in (('baseline', _BASELINE.value), ('candidate', _CANDIDATE.value)):
+    fps = statistics.median(r['frames_per_second'] for r in runs[role])
+    steps = statistics.median(r['learner_steps_per_second'] for r in runs[role])
+    print(f'{role:9s} {revision:12s} {fps:9,.0f} frames/s {steps:7.2f} learner steps/s')
+  print(f'candidate / baseline frames/s, median of {len(ratios)} pairs: '
+        f'{statistics.median(ratios):.3f} (pairs: {", ".join(f"{r:.3f}" for r in ratios)})')
+
+
+if __name__ == '__main__':
+  app.run(main)
