@@ -18,6 +18,7 @@ import psutil
 
 from launch import console as console_lib
 from launch import node_commands
+from seed_graph import launcher_watch
 
 NODE_NAME_VARIABLE = 'SEED_GRAPH_NODE'
 
@@ -45,6 +46,8 @@ class NodeProcess:
   def start(self):
     env = dict(os.environ, **self.command.env)
     env[NODE_NAME_VARIABLE] = self.name  # Lets tools (and tests) tell the nodes apart.
+    # Where the node writes its output itself if this launcher dies (launcher_watch).
+    env[launcher_watch.NODE_LOG_VARIABLE] = os.path.abspath(self.log_path)
     self._process = subprocess.Popen(
         self.command.argv, env=env,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)

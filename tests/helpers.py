@@ -137,3 +137,16 @@ def start_launch(logdir, marker, *flags, config='configs/cartpole_vtrace.py'):
 def launch_output(logdir) -> str:
   with open(str(logdir) + '.out') as f:
     return f.read()
+
+
+def node_logs(logdir, names, tail_chars=3000) -> str:
+  """The last `tail_chars` of each named node's log, for a failure message."""
+  parts = []
+  for name in names:
+    path = os.path.join(str(logdir), 'logs', name.replace('/', '_') + '.log')
+    try:
+      with open(path, errors='replace') as f:
+        parts.append(f'--- {name} ---\n' + f.read()[-tail_chars:])
+    except OSError as error:
+      parts.append(f'--- {name}: no log ({error}) ---')
+  return '\n'.join(parts)

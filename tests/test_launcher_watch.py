@@ -8,19 +8,30 @@ import time
 
 from seed_graph import launcher_watch
 
-# A stand-in node: starts the watch, then reports and sleeps until stopped.
+# A stand-in node: starts the watch, reports, then sleeps until stopped. With 'stuck' it
+# ignores SIGTERM, as a node whose stop hangs would; with 'talk' it says so on SIGTERM.
 _NODE = """
-import sys, time
+import signal, sys, time
 from seed_graph import launcher_watch
+launcher_watch.STOP_DEADLINE_SECONDS = 3.0
+if sys.argv[1] == 'stuck':
+  signal.signal(signal.SIGTERM, signal.SIG_IGN)
+elif sys.argv[1] == 'talk':
+  def stop(*_):
+    print('stopping: saved', flush=True)
+    sys.exit(0)
+  signal.signal(signal.SIGTERM, stop)
 print(launcher_watch.watch(), flush=True)
 time.sleep(60)
 """
 
 
-def _start_node(launcher_pid):
+def _start_node(launcher_pid, mode='plain', log_path=None):
   env = dict(os.environ, **{launcher_watch.LAUNCHER_PID_VARIABLE: str(launcher_pid)})
-  return subprocess.Popen([sys.executable, '-c', _NODE], env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL, text=True,
+  if log_path:
+    env[launcher_watch.NODE_LOG_VARIABLE] = str(log_path)
+  return subprocess.Popen([sys.executable, '-c', _NODE, mode], env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                           cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -40,6 +51,38 @@ def test_node_whose_launcher_is_already_gone_stops_at_once():
   launcher.wait()
   node = _start_node(launcher.pid)
   assert node.wait(timeout=10) == -signal.SIGTERM
+
+
+def test_output_after_the_launchers_death_goes_to_the_node_log(tmp_path):
+  # The launcher read the node's output through a pipe; with it gone, the node's last
+  # words are written to its log instead of failing on the closed pipe.
+  log_path = tmp_path / 'learner_0.log'
+  launcher = subprocess.Popen(['sleep', '60'])
+  node = _start_node(launcher.pid, 'talk', log_path)
+  assert node.stdout.readline().strip() == 'True'
+  node.stdout.close()  # The launcher's end of the pipe, closed as its death would.
+  launcher.kill()
+  launcher.wait()
+  assert node.wait(timeout=10) == 0
+  log = log_path.read_text()
+  assert 'launcher (pid %d) is gone' % launcher.pid in log
+  assert log.rstrip().endswith('stopping: saved')
+
+
+def test_node_whose_stop_hangs_leaves_its_stacks_and_exits(tmp_path):
+  log_path = tmp_path / 'actor_0.log'
+  launcher = subprocess.Popen(['sleep', '60'])
+  node = _start_node(launcher.pid, 'stuck', log_path)
+  assert node.stdout.readline().strip() == 'True'
+  launcher.kill()
+  launcher.wait()
+  time.sleep(1.5)
+  assert node.poll() is None  # SIGTERM was ignored; the deadline (3 s) is not up yet.
+  assert node.wait(timeout=10) == 1
+  log = log_path.read_text()
+  assert 'did not stop within 3 s' in log
+  assert 'Thread 0x' in log  # Every thread's stack (faulthandler's format),
+  assert 'File "<string>", line' in log  # the main thread's in the stand-in's sleep.
 
 
 def test_inert_outside_a_local_mp_launch(monkeypatch):

@@ -85,8 +85,8 @@ def test_local_mp_nodes_stop_and_save_when_the_launcher_is_killed(tmp_path):
     assert helpers.wait_for(lambda: helpers.read_metrics(logdir)
                             and helpers.read_metrics(logdir)[-1]['frames'] > 2000, 180)
     assert not (logdir / 'checkpoints' / 'checkpoint').exists()  # None yet: every 120 s.
-    others = list(helpers.node_processes(marker).values())
-    assert len(others) == 4
+    nodes = helpers.node_processes(marker)
+    assert len(nodes) == 4
     # The console (a file here): status lines, not the nodes' informational output.
     assert helpers.wait_for(
         lambda: re.search(r'^\d:\d\d:\d\d \| [\d.]+k?/100M frames \(0%\) \| ',
@@ -98,11 +98,13 @@ def test_local_mp_nodes_stop_and_save_when_the_launcher_is_killed(tmp_path):
   finally:
     launcher.send_signal(signal.SIGKILL)  # No clean-up by the launcher at all.
     launcher.wait()
-  _, alive = psutil.wait_procs(others, timeout=120)
-  assert not alive, [p.cmdline() for p in alive]
+  _, alive = psutil.wait_procs(list(nodes.values()), timeout=120)
+  assert not alive, helpers.node_logs(logdir, [n for n, p in nodes.items() if p in alive])
   assert not helpers.marked_processes(marker)
-  # The learner stopped the normal way: it saved where it was.
+  # The learner stopped the normal way: it saved where it was, and said so in its log
+  # (its output pipe to the launcher was closed).
   assert (logdir / 'checkpoints' / 'checkpoint').exists()
+  assert '[learner] checkpoint ' in helpers.node_logs(logdir, ['learner/0'])
 
 
 def test_atari_program_trains_the_resnet_agent(tmp_path):

@@ -257,21 +257,24 @@ class Learner:
     3. The checkpoint and the last metrics line are written.
     4. At `total_environment_frames`, or after a `stop()` call, the program is told to
        stop; actors get 2 s to see that while backing off.
-    5. The server closes.
+    5. The server closes, also if a step before failed: an open stream's handler
+       thread would otherwise keep the process from exiting.
     """
     # Training only ends with the stop event set if `stop()` (or `shutdown()`) set it.
     stop_called = self._stop.is_set()
     self._stop.set()
     self._server.stop_batching()
-    self.algorithm.close()
-    path = self.save()
-    self._log(force=True)
-    self._metrics.close()
-    print(f'[learner] checkpoint {path}; frames={self._frames}', flush=True)
-    if finished or stop_called:
-      reason = (f'reached total_environment_frames={self._config.total_environment_frames}'
-                if finished else 'stop() was called')
-      print(f'[learner] {reason}; stopping the program', flush=True)
-      program_stop.stop_program()
-      time.sleep(2.0)
-    self._server.shutdown()
+    try:
+      self.algorithm.close()
+      path = self.save()
+      self._log(force=True)
+      self._metrics.close()
+      print(f'[learner] checkpoint {path}; frames={self._frames}', flush=True)
+      if finished or stop_called:
+        reason = (f'reached total_environment_frames={self._config.total_environment_frames}'
+                  if finished else 'stop() was called')
+        print(f'[learner] {reason}; stopping the program', flush=True)
+        program_stop.stop_program()
+        time.sleep(2.0)
+    finally:
+      self._server.shutdown()
