@@ -84,7 +84,10 @@ def _start_watch_thread(launcher_pid: int):
   if not hasattr(os, 'pidfd_open'):  # Python < 3.9.
     target, args = _poll_then_stop, (launcher_pid,)
   else:
-    target, args = _wait_then_stop, (os.pidfd_open(launcher_pid), launcher_pid)
+    try:
+      target, args = _wait_then_stop, (os.pidfd_open(launcher_pid), launcher_pid)
+    except ProcessLookupError:  # Gone before we looked.
+      target, args = _stop_this_node, (launcher_pid,)
   threading.Thread(target=target, args=args, name='launcher-watch', daemon=True).start()
 
 
@@ -100,10 +103,6 @@ def watch() -> bool:
   with _lock:
     if _started:
       return True
-    try:
-      _start_watch_thread(launcher_pid)
-    except ProcessLookupError:  # Gone before we looked: stop from a thread all the same.
-      threading.Thread(target=_stop_this_node, args=(launcher_pid,),
-                       name='launcher-watch', daemon=True).start()
+    _start_watch_thread(launcher_pid)
     _started = True
     return True

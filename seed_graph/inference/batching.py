@@ -32,6 +32,7 @@ class BatcherStopped(RuntimeError):
 # An environment that asked within this many seconds is expected to ask again soon.
 _RECENT_SECONDS = 1.0
 
+# `keys`: the request's keys as a Python list, converted once (the scans read it often).
 _Pending = collections.namedtuple('_Pending',
                                   ['request', 'keys', 'future', 'arrived', 'background'])
 
@@ -83,7 +84,7 @@ class DynamicBatcher:
 
   def submit(self, request) -> concurrent.futures.Future:
     future = concurrent.futures.Future()
-    keys = np.asarray(self._request_keys(request))
+    keys = np.asarray(self._request_keys(request)).tolist()
     with self._condition:
       if self._stopped:
         future.set_exception(BatcherStopped('inference is shutting down'))
@@ -91,7 +92,7 @@ class DynamicBatcher:
       now, background = time.monotonic(), bool(self._is_background(request))
       self._pending.append(_Pending(request, keys, future, now, background))
       if not background:
-        self._recent.update(dict.fromkeys(keys.tolist(), now))
+        self._recent.update(dict.fromkeys(keys, now))
       self._condition.notify_all()
     return future
 
@@ -106,7 +107,7 @@ class DynamicBatcher:
         now, index, background_due = time.monotonic(), 0, None
         while index < len(self._pending) and rows < self._max_batch_rows:
           item = self._pending[index]
-          item_keys = item.keys.tolist()
+          item_keys = item.keys
           if not batch and item.background and now < item.arrived + self._timeout_s:
             # Background requests (evaluators') join batches that others open, so
             # their rows do not split the actors' requests over two batches; one
@@ -154,7 +155,7 @@ class DynamicBatcher:
   def _finish(self, batch: List[_Pending]):
     with self._condition:
       for item in batch:
-        self._in_flight_keys.difference_update(item.keys.tolist())
+        self._in_flight_keys.difference_update(item.keys)
       self._condition.notify_all()
 
   def _loop(self, process_batch):
