@@ -26,6 +26,9 @@ setuptools.setup(
         'gymnasium==1.1.1; python_version < "3.10"',  # The newest with 3.8 wheels.
         'ale-py==0.12.1; python_version >= "3.10"',
         'ale-py==0.10.1; python_version < "3.10"',  # The newest with 3.8 wheels.
+        # env.backend='envpool' (Atari stepped in C++ threads); 0.8.4 is the last wheel
+        # for 3.10, and the TPU VM's 3.8 learner host steps no environments.
+        'envpool==0.8.4; python_version >= "3.10"',
         'ml-collections',
         'numpy==1.22.4',
         'opencv-python-headless<4.12',

@@ -10,19 +10,23 @@ import numpy as np
 
 
 def env_only_worker(env_config, env_batch_size, seed, frames):
-  """Steps its environments with random actions forever, adding to `frames`."""
-  from seed_graph import envs  # pylint: disable=g-import-not-at-top
-  environments = [envs.make_environment(env_config, seed + i) for i in range(env_batch_size)]
-  num_actions = environments[0].action_spec().num_values
-  frames_per_batch = env_batch_size * environments[0].frames_per_step
+  """Steps its environments (the actors' backend, `env.backend`) with random actions
+  forever, adding to `frames`."""
+  from seed_graph import env_batches  # pylint: disable=g-import-not-at-top
+  batch = slice(0, env_batch_size)
+  environments = env_batches.make(env_config, [seed + i for i in range(env_batch_size)],
+                                  [batch])
+  observations = np.zeros((env_batch_size,) + environments.observation_shape,
+                          environments.observation_dtype)
+  rewards = np.zeros(env_batch_size, np.float32)
+  dones = np.zeros(env_batch_size, bool)
+  truncations = np.zeros(env_batch_size, bool)
+  frames_per_batch = env_batch_size * environments.frames_per_step
   rng = np.random.default_rng(seed)
-  for env in environments:
-    env.reset()
+  environments.reset(observations)
   while True:
-    actions = rng.integers(0, num_actions, env_batch_size)
-    for env, action in zip(environments, actions):
-      if env.step(action).last():
-        env.reset()
+    actions = rng.integers(0, environments.num_actions, env_batch_size)
+    environments.step(batch, actions, rewards, dones, truncations, observations)
     with frames.get_lock():
       frames.value += frames_per_batch
 

@@ -2,7 +2,11 @@ r"""Two revisions of this repository, trained end to end one after the other: do
 make training slower?
 
   python benchmarks/revisions.py --baseline=<git revision> [--candidate=HEAD] \
-      [--config=configs/cartpole_vtrace.py] [--pairs=3] [--seconds=85] [--skip_seconds=30]
+      [--config=configs/cartpole_vtrace.py] [--pairs=3] [--seconds=85] [--skip_seconds=30] \
+      [--baseline_flags=--config.KEY=VALUE ...] [--candidate_flags=--config.KEY=VALUE ...]
+
+One revision against itself with different flags compares settings instead, e.g. the
+actors' environment backends: `--baseline=HEAD --candidate_flags=--config.env.backend=envpool`.
 
 Each revision is exported (`git archive`) to a temporary directory and runs its own
 `launch.local` on the config (its own copy, as the revision has it; evaluators as
@@ -33,6 +37,10 @@ _CONFIG = flags.DEFINE_string('config', 'configs/cartpole_vtrace.py',
 _PAIRS = flags.DEFINE_integer('pairs', 3, 'Alternating baseline/candidate run pairs.')
 _SECONDS = flags.DEFINE_float('seconds', 85.0, 'Length of each run.')
 _SKIP = flags.DEFINE_float('skip_seconds', 30.0, 'Unmeasured start of each run.')
+_BASELINE_FLAGS = flags.DEFINE_multi_string('baseline_flags', [],
+                                            'Extra launch.local flags of baseline runs.')
+_CANDIDATE_FLAGS = flags.DEFINE_multi_string('candidate_flags', [],
+                                             'Extra launch.local flags of candidate runs.')
 flags.mark_flags_as_required(['baseline'])
 
 _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -44,12 +52,13 @@ def export(revision: str, directory: str):
   subprocess.run(['tar', '-x', '-C', directory], input=archive, check=True)
 
 
-def train(tree: str, logdir: str) -> dict:
+def train(tree: str, logdir: str, extra_flags) -> dict:
   """One run of `launch.local` in `tree`; its steady rates from `metrics.jsonl`."""
   with open(logdir + '.out', 'w') as output:
     launcher = subprocess.Popen(
         [sys.executable, '-m', 'launch.local', f'--config={_CONFIG.value}',
-         f'--logdir={logdir}', '--config.total_environment_frames=10000000000'],
+         f'--logdir={logdir}', '--config.total_environment_frames=10000000000',
+         *extra_flags],
         cwd=tree, stdout=output, stderr=subprocess.STDOUT)
     time.sleep(_SECONDS.value)
     launcher.send_signal(signal.SIGINT)  # The launcher stops its nodes in order.
@@ -78,7 +87,8 @@ def main(argv):
     runs = {'baseline': [], 'candidate': []}
     for pair in range(_PAIRS.value):
       for role in ('baseline', 'candidate'):
-        result = train(trees[role], os.path.join(scratch, f'{role}{pair}'))
+        extra_flags = (_BASELINE_FLAGS if role == 'baseline' else _CANDIDATE_FLAGS).value
+        result = train(trees[role], os.path.join(scratch, f'{role}{pair}'), extra_flags)
         runs[role].append(result)
         print(json.dumps(dict(result, revision=role, pair=pair)), flush=True)
   ratios = [c['frames_per_second'] / b['frames_per_second']
@@ -86,7 +96,9 @@ def main(argv):
   for role, revision in (('baseline', _BASELINE.value), ('candidate', _CANDIDATE.value)):
     fps = statistics.median(r['frames_per_second'] for r in runs[role])
     steps = statistics.median(r['learner_steps_per_second'] for r in runs[role])
-    print(f'{role:9s} {revision:12s} {fps:9,.0f} frames/s {steps:7.2f} learner steps/s')
+    extra_flags = ' '.join((_BASELINE_FLAGS if role == 'baseline' else _CANDIDATE_FLAGS).value)
+    print(f'{role:9s} {revision:12s} {fps:9,.0f} frames/s {steps:7.2f} learner steps/s '
+          f'{extra_flags}')
   print(f'candidate / baseline frames/s, median of {len(ratios)} pairs: '
         f'{statistics.median(ratios):.3f} (pairs: {", ".join(f"{r:.3f}" for r in ratios)})')
 

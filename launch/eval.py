@@ -109,13 +109,17 @@ def checkpoint_path(logdir: str, name) -> str:
 def play_episode(learner, parse, config, seed: int, max_steps: int, video=None):
   """One episode from a fresh environment: (return, steps, truncated)."""
   env_id = env_ids_lib.num_training_envs(config)  # The evaluator's environment.
-  batch = actor.EnvironmentBatch(config.env, np.array([env_id], np.int32), seed,
+  env_config = config.env
+  if video:  # Films need a screen: the python backend draws one (EnvPool keeps none).
+    env_config = ml_collections.ConfigDict(config.env.to_dict())
+    env_config.backend = 'python'
+  batch = actor.EnvironmentBatch(env_config, np.array([env_id], np.int32), seed,
                                  is_eval=True)
   try:
     if video:
       if batch.frame(0) is None:
         raise EvalError(f'--video: env.name={config.env.name!r} draws no frames (it '
-                             'has no frame() method; see seed_graph/envs/contract.py)')
+                        'has no frame() method; see seed_graph/envs/contract.py)')
       video.add(batch.frame(0))
     total, steps = 0.0, 0
     request = parse(batch.request(_ROW))

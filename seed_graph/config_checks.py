@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from seed_graph import env_batches
 from seed_graph import envs
 from seed_graph import env_ids
 from seed_graph import learner_devices
@@ -158,7 +159,7 @@ def _check_actors_and_evaluators(config):
 def _environment_info(config) -> envs.EnvironmentInfo:
   """Validates `config.env` (naming the key) and reads its specs."""
   try:
-    envs.validate_config(config.env)
+    env_batches.validate_config(config.env)
     return envs.EnvironmentInfo(config.env)  # Builds one: checks the env's contract.
   except ValueError as e:
     raise ConfigError(str(e)) from None

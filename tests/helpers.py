@@ -55,6 +55,14 @@ def run_launch(logdir, *flags, timeout=300, env=None, config='configs/cartpole_v
                         env=dict(os.environ, **(env or {})))
 
 
+def train_to_the_end(logdir, *flags, config, timeout=600) -> dict:
+  """Runs `launch.local` with `flags` until it ends; requires a clean exit (else shows
+  the output's tails) and returns the last metrics record."""
+  result = run_launch(logdir, *flags, config=config, timeout=timeout)
+  assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+  return read_metrics(logdir)[-1]
+
+
 def latest_checkpoint(logdir) -> str:
   """The newest checkpoint's name (ckpt-N), or '' if there is none."""
   path = os.path.join(logdir, 'checkpoints', 'checkpoint')

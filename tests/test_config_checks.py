@@ -87,6 +87,19 @@ def test_unknown_atari_game_lists_valid_ones(tmp_path):
   assert 'Breakout' in str(error.value) and 'Pong' in str(error.value)
 
 
+def test_a_bad_env_backend_fails_before_launch(tmp_path):
+  config = atari_vtrace.get_config()
+  config.logdir = str(tmp_path)
+  config.env.backend = 'envpool'
+  config.env.envpool_threads = 0
+  with pytest.raises(config_checks.ConfigError, match='env.envpool_threads must be positive'):
+    vtrace.make_program(config)
+  config = _config(tmp_path)
+  config.env.backend = 'envpool'
+  with pytest.raises(config_checks.ConfigError, match="env.name='atari' only, not 'cartpole'"):
+    vtrace.make_program(config)
+
+
 def test_default_configs_are_valid(tmp_path):
   from configs import atari_vtrace_fast  # pylint: disable=g-import-not-at-top
   for module in (cartpole_vtrace, atari_vtrace, atari_vtrace_fast):

@@ -107,17 +107,36 @@ def test_local_mp_nodes_stop_and_save_when_the_launcher_is_killed(tmp_path):
   assert '[learner] checkpoint ' in helpers.node_logs(logdir, ['learner/0'])
 
 
+def test_atari_program_trains_on_envpool_actors(tmp_path):
+  # The fast config with env.backend=envpool: EnvPool steps the actors' and evaluator's
+  # Pong, and the learner trains on their frames as on the python backend's.
+  logdir = tmp_path / 'pong_envpool'
+  final = helpers.train_to_the_end(
+      logdir, '--config.env.backend=envpool', '--config.total_environment_frames=8000',
+      '--config.actors.env_batch_size=4', '--config.evaluators.env_batch_size=1',
+      '--config.inference.batch_size=9', '--config.learner.batch_size=2',
+      '--config.learner.unroll_length=10', '--config.logging.interval_seconds=2',
+      config='configs/atari_vtrace_fast.py', timeout=600)
+  assert final['frames'] >= 8000
+  assert final['learner_steps'] >= 40
+  assert final['total_loss'] is not None
+  # EnvPool keeps no screen: launch.eval films the run's agent on the python backend.
+  result, summary = helpers.run_eval(logdir, '--episodes=1', '--max_episode_steps=10',
+                                     f'--video={tmp_path / "films"}')
+  assert summary, result.stdout[-2000:] + result.stderr[-2000:]
+  assert summary['results'][0]['steps'] == 10
+  assert os.path.getsize(summary['results'][0]['video']) > 0
+
+
 def test_atari_program_trains_the_resnet_agent(tmp_path):
   # Pong through ale-py with SEED's ResNet torso: a short run, checked end to end.
   logdir = tmp_path / 'pong'
-  result = helpers.run_launch(
+  final = helpers.train_to_the_end(
       logdir, '--config.total_environment_frames=6000', '--config.actors.env_batch_size=2',
       '--config.evaluators.env_batch_size=1', '--config.inference.batch_size=4',
       '--config.learner.batch_size=2', '--config.learner.unroll_length=10',
       '--config.network.lstm_size=32', '--config.logging.interval_seconds=2',
       config='configs/atari_vtrace.py', timeout=600)
-  assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-  final = helpers.read_metrics(logdir)[-1]
   assert final['frames'] >= 6000  # 4 frames per agent step (frame skip).
   assert final['learner_steps'] >= 30
   assert final['total_loss'] is not None

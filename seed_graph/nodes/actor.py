@@ -20,8 +20,8 @@ import grpc
 from launchpad.nodes.python import node as python_node
 import numpy as np
 
+from seed_graph import env_batches
 from seed_graph import env_ids as env_ids_lib
-from seed_graph import envs
 from seed_graph import launcher_watch
 from seed_graph import program_stop
 from seed_graph.inference import messages
@@ -80,7 +80,7 @@ class Actor:
   def run(self):
     launcher_watch.watch()
     environments = EnvironmentBatch(self._env_config, self._env_ids, self._seed,
-                                    self._is_eval)
+                                    self._is_eval, self._groups)
     backoff, unavailable_since = 0.1, None
     finished = threading.Event()
     threading.Thread(target=self._cancel_on_stop, args=(finished,), daemon=True,
@@ -161,23 +161,22 @@ def _code(error):
 
 
 class EnvironmentBatch:
-  """An actor's environments and what each showed last, as request rows.
+  """An actor's environments (`seed_graph.env_batches`, stepped a group at a time) and
+  what each showed last, as request rows. Each batch draws new run ids."""
 
-  Environments reset themselves at episode ends; each batch draws new run ids."""
-
-  def __init__(self, env_config, env_ids: np.ndarray, seed: int, is_eval: bool):
+  def __init__(self, env_config, env_ids: np.ndarray, seed: int, is_eval: bool,
+               groups: Sequence[slice] = ()):
     self._env_ids = env_ids
     self._is_eval = is_eval
-    self._environments = [envs.make_environment(env_config, seed + i)
-                          for i in range(len(env_ids))]
-    spec = self._environments[0].observation_spec()
-    batch = len(self._environments)
-    self._observations = np.zeros((batch,) + tuple(spec.shape), spec.dtype)
+    batch = len(env_ids)
+    self._environments = env_batches.make(env_config, [seed + i for i in range(batch)],
+                                          groups or [slice(0, batch)])
+    self._observations = np.zeros((batch,) + self._environments.observation_shape,
+                                  self._environments.observation_dtype)
     self._rewards = np.zeros(batch, np.float32)
     self._dones = np.zeros(batch, bool)
     self._truncations = np.zeros(batch, bool)
-    for i, env in enumerate(self._environments):
-      self._observations[i] = env.reset().observation
+    self._environments.reset(self._observations)
     self._run_ids = new_run_ids(batch)
 
   def request(self, group: slice) -> bytes:
@@ -187,27 +186,16 @@ class EnvironmentBatch:
         self._is_eval)
 
   def step(self, group: slice, actions: np.ndarray):
-    for i, action in zip(range(group.start, group.stop), actions):
-      env = self._environments[i]
-      timestep = env.step(action)
-      self._rewards[i] = timestep.reward
-      last = timestep.last()
-      self._dones[i] = last
-      # dm_env.truncation (a time limit) keeps discount 1; a terminal state has 0.
-      self._truncations[i] = last and timestep.discount is not None and timestep.discount > 0
-      self._observations[i] = env.reset().observation if last else timestep.observation
+    self._environments.step(group, actions, self._rewards, self._dones, self._truncations,
+                            self._observations)
 
   def frame(self, index: int):
     """Environment `index`'s picture (its `frame()`, see `envs.contract`), or None if it
     draws none."""
-    frame = getattr(self._environments[index], 'frame', None)
-    return frame() if frame else None
+    return self._environments.frame(index)
 
   def close(self):
-    for env in self._environments:
-      close = getattr(env, 'close', None)
-      if close:
-        close()
+    self._environments.close()
 
 
 class ActorNode(python_node.PyClassNode):

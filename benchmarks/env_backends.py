@@ -1,0 +1,78 @@
+r"""The actors' environment backends alone (`env.backend`: python against envpool), no model.
+
+  python benchmarks/env_backends.py [--config=configs/atari_vtrace_fast.py] [--pairs=6] \
+      [--window_seconds=10] [--config.KEY=VALUE ...]
+
+Each backend runs in the config's `actors.num` processes of `actors.env_batch_size`
+environments, stepped with random actions as `benchmarks/paired.py`'s env-only baseline
+does (the actor's own `seed_graph.env_batches`, writing the same request rows). Both
+set-ups start once; the idle one is paused (SIGSTOP) while the other is measured, in
+alternating windows. Reported: each backend's median frames/s (frame skip included) and
+the median per-pair ratio envpool / python.
+"""
+
+import json
+import multiprocessing
+import os
+import signal
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from absl import app  # pylint: disable=g-import-not-at-top
+from absl import flags
+from ml_collections import config_flags
+
+import paired  # pylint: disable=g-bad-import-order
+
+_CONFIG = config_flags.DEFINE_config_file('config', 'configs/atari_vtrace_fast.py',
+                                          'Experiment config file.', lock_config=False)
+_PAIRS = flags.DEFINE_integer('pairs', 6, 'Alternating python/envpool window pairs.')
+_WINDOW = flags.DEFINE_float('window_seconds', 10.0, 'Measured seconds per window.')
+_SETTLE = flags.DEFINE_float('settle_seconds', 1.0, 'Unmeasured seconds after a switch.')
+
+BACKENDS = ('python', 'envpool')
+
+
+def main(argv):
+  del argv
+  multiprocessing.set_start_method('spawn')
+  setups = {}
+  for backend in BACKENDS:
+    config = _CONFIG.value.copy_and_resolve_references()
+    config.env.backend = backend
+    counters, workers, shutdown = paired.start_env_only(config)
+    paired.signal_all(workers, signal.SIGSTOP)
+    setups[backend] = (counters, workers, shutdown)
+  rates = {backend: [] for backend in BACKENDS}
+  try:
+    for _ in range(_PAIRS.value):
+      for backend in BACKENDS:
+        counters, workers, _ = setups[backend]
+        paired.signal_all(workers, signal.SIGCONT)
+        time.sleep(_SETTLE.value)
+        start, began = sum(c.value for c in counters), time.time()
+        time.sleep(_WINDOW.value)
+        rates[backend].append((sum(c.value for c in counters) - start) /
+                              (time.time() - began))
+        paired.signal_all(workers, signal.SIGSTOP)
+  finally:
+    for counters, workers, shutdown in setups.values():
+      paired.signal_all(workers, signal.SIGCONT)
+      shutdown()
+  ratios = [e / p for p, e in zip(rates['python'], rates['envpool'])]
+  config = _CONFIG.value
+  result = {backend: statistics.median(rates[backend]) for backend in BACKENDS}
+  result.update(ratio=statistics.median(ratios), pairs=ratios, actors=config.actors.num,
+                env_batch_size=config.actors.env_batch_size,
+                envpool_threads=config.env.envpool_threads, cpu_count=os.cpu_count())
+  print(json.dumps(result))
+  print(f"python {result['python']:,.0f} frames/s, envpool {result['envpool']:,.0f} "
+        f"frames/s; envpool / python, median of {len(ratios)} pairs: {result['ratio']:.3f} "
+        f"(pairs: {', '.join(f'{r:.3f}' for r in ratios)})")
+
+
+if __name__ == '__main__':
+  app.run(main)
