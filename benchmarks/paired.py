@@ -10,23 +10,17 @@ import numpy as np
 
 
 def env_only_worker(env_config, env_batch_size, seed, frames):
-  """Steps its environments (the actors' backend, `env.backend`) with random actions
-  forever, adding to `frames`."""
-  from seed_graph import env_batches  # pylint: disable=g-import-not-at-top
+  """Steps its environments with random actions forever, adding to `frames`: the actor's
+  own `EnvironmentBatch` (its `env.backend`, writing the rows a request would carry), with
+  no request sent."""
+  from seed_graph.nodes import actor  # pylint: disable=g-import-not-at-top
+  environments = actor.EnvironmentBatch(env_config, np.arange(env_batch_size), seed,
+                                        is_eval=False)
   batch = slice(0, env_batch_size)
-  environments = env_batches.make(env_config, [seed + i for i in range(env_batch_size)],
-                                  [batch])
-  observations = np.zeros((env_batch_size,) + environments.observation_shape,
-                          environments.observation_dtype)
-  rewards = np.zeros(env_batch_size, np.float32)
-  dones = np.zeros(env_batch_size, bool)
-  truncations = np.zeros(env_batch_size, bool)
   frames_per_batch = env_batch_size * environments.frames_per_step
   rng = np.random.default_rng(seed)
-  environments.reset(observations)
   while True:
-    actions = rng.integers(0, environments.num_actions, env_batch_size)
-    environments.step(batch, actions, rewards, dones, truncations, observations)
+    environments.step(batch, rng.integers(0, environments.num_actions, env_batch_size))
     with frames.get_lock():
       frames.value += frames_per_batch
 

@@ -7,6 +7,7 @@ from configs import atari_env
 from configs import cartpole_vtrace
 from seed_graph import env_batches
 from seed_graph import envs
+from seed_graph.nodes import actor
 
 BACKENDS = ('python', 'envpool')
 
@@ -81,6 +82,18 @@ def test_a_step_writes_its_own_groups_rows_only(backend):
     assert rewards[2] == 7.0 and not observations[2].any()
     assert (rewards[:2] != 7.0).all()
     assert not (observations[:2] == observations[:2, ..., :1]).all()  # Moved on.
+  finally:
+    batch.close()
+
+
+@pytest.mark.parametrize('env_config,sizes', [
+    (_atari('python'), (18, 4)), (_atari('envpool'), (18, 4)),
+    (cartpole_vtrace.get_config().env, (2, 1))])
+def test_an_actors_environment_batch_reports_its_backends_sizes(env_config, sizes):
+  # What an env-only baseline (benchmarks/paired.py) reads to step as an actor does.
+  batch = actor.EnvironmentBatch(env_config, np.arange(2), seed=3, is_eval=False)
+  try:
+    assert (batch.num_actions, batch.frames_per_step) == sizes
   finally:
     batch.close()
 

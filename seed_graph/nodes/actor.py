@@ -179,6 +179,15 @@ class EnvironmentBatch:
     self._environments.reset(self._observations)
     self._run_ids = new_run_ids(batch)
 
+  @property
+  def num_actions(self) -> int:
+    return self._environments.num_actions
+
+  @property
+  def frames_per_step(self) -> int:
+    """Environment frames one step of one environment advances."""
+    return self._environments.frames_per_step
+
   def request(self, group: slice) -> bytes:
     return messages.encode_request(
         self._env_ids[group], self._run_ids[group], self._rewards[group],
