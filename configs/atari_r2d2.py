@@ -72,6 +72,9 @@ def get_config():
   config.learner.value_rescale_eps = 1e-3
 
   config.logging.interval_seconds = 30.0
+  config.logging.eval_return_window = 10       # The evaluator's 2 environments end about 3
+                                               # Pong episodes a minute: a window of 100 would
+                                               # span a whole 30-minute run.
   config.logging.checkpoint_interval_seconds = 600.0  # Each saves the replay too (up to
                                                     # ~1.5 GiB); Ctrl-C and SIGTERM save.
   return config

@@ -64,6 +64,9 @@ def get_config():
   config.learner.reward_scale = 1.0
 
   config.logging.interval_seconds = 30.0
+  config.logging.eval_return_window = 10       # The evaluator's 2 environments end about 3
+                                               # Pong episodes a minute: a window of 100 would
+                                               # span a whole 30-minute run.
   config.logging.checkpoint_interval_seconds = 120.0  # Model and optimizer only: cheap, so a
                                                     # short run is not lost (was 600).
   return config

@@ -91,7 +91,7 @@ def get_config():
 
   config.logging = ml_collections.ConfigDict()
   config.logging.interval_seconds = 5.0        # Seconds between metrics.jsonl lines.
-  config.logging.return_window = 100           # Episodes in each mean return (training and
-                                               # evaluation alike).
+  config.logging.return_window = 100           # Training episodes in each mean return.
+  config.logging.eval_return_window = 100      # Evaluation episodes in each mean return.
   config.logging.checkpoint_interval_seconds = 120.0  # Model and replay checkpoints.
   return config

@@ -55,5 +55,7 @@ def get_config():
   config.learner.reward_scale = 1.0
 
   config.logging.interval_seconds = 30.0
+  config.logging.eval_return_window = 10       # Full games are 3,000 steps: 100 evaluation
+                                               # episodes would span the run.
   config.logging.checkpoint_interval_seconds = 120.0  # Model and optimizer only: cheap.
   return config

@@ -2,7 +2,9 @@ r"""Learning curves of one run or several, from their `metrics.jsonl`, into a PN
 
   python -m launch.plot logs/pong [logs/pong_resnet ...] [--output=curves.png]
 
-Left: mean episode return (the last 100 episodes; training solid, evaluation dashed)
+Left: mean episode return (over the run's `logging.return_window` training and
+`logging.eval_return_window` evaluation episodes, read from its `config.json`; training
+solid, evaluation dashed)
 against environment frames. Right: training frames/s against wall time, in minutes of
 training (a resumed run's segments follow one another). One colour per run, labelled
 with its directory's name. The default output is `<logdir>/curves.png` for one run and
@@ -50,6 +52,19 @@ def read_curves(logdir: str) -> Dict[str, List[float]]:
   return curves
 
 
+def _windows(logdir: str) -> Dict[str, str]:
+  """', last N' for the training and evaluation curves' labels ('' if unknown)."""
+  path = os.path.join(logdir, 'config.json')
+  logging_config = {}
+  if os.path.exists(path):
+    with open(path) as f:
+      logging_config = json.load(f).get('logging', {})
+  train = logging_config.get('return_window')
+  evaluation = logging_config.get('eval_return_window', train)
+  return {kind: f', last {window}' if window else ''
+          for kind, window in (('train', train), ('eval', evaluation))}
+
+
 def _points(xs, ys):
   pairs = [(x, y) for x, y in zip(xs, ys) if y is not None]
   return [p[0] for p in pairs], [p[1] for p in pairs]
@@ -64,12 +79,13 @@ def plot(logdirs: List[str], output: str):
     curves = read_curves(logdir)
     color = f'C{index % 10}'
     name = os.path.basename(os.path.normpath(logdir))
+    windows = _windows(logdir)
     returns.plot(*_points(curves['frames'], curves['return']), color=color,
-                 label=f'{name} (training)')
+                 label=f'{name} (training{windows["train"]})')
     returns.plot(*_points(curves['frames'], curves['eval_return']), color=color,
-                 linestyle='--', label=f'{name} (evaluation)')
+                 linestyle='--', label=f'{name} (evaluation{windows["eval"]})')
     speed.plot(*_points(curves['minutes'], curves['fps']), color=color, label=name)
-  returns.set(xlabel='environment frames', ylabel='mean episode return (last 100)',
+  returns.set(xlabel='environment frames', ylabel='mean episode return',
               title='Return')
   speed.set(xlabel='minutes of training', ylabel='training frames/s', title='Speed')
   for axes in (returns, speed):

@@ -33,7 +33,7 @@ COMMON_SCHEMA = {
     'inference': {'batch_size': int, 'timeout_us': int, 'jit_compile': bool,
                   'keepalive_seconds': float},
     'logging': {'interval_seconds': float, 'checkpoint_interval_seconds': float,
-                'return_window': int},
+                'return_window': int, 'eval_return_window': int},
 }
 
 # The learner's device split (`seed_graph.learner_devices`), in both learner sections.
@@ -112,7 +112,7 @@ def _check_program(config, schema, algorithm):
   _positive(config, 'total_environment_frames', 'actors.num', 'actors.env_batch_size',
             'inference.batch_size', 'inference.timeout_us', 'inference.keepalive_seconds',
             'logging.interval_seconds', 'logging.checkpoint_interval_seconds',
-            'logging.return_window')
+            'logging.return_window', 'logging.eval_return_window')
   _positive(config, 'network.lstm_size', or_zero=True)  # 0: a feed-forward agent.
   if not 0.0 <= config.evaluators.epsilon <= 1.0:
     raise ConfigError(f'evaluators.epsilon: must be in [0, 1], got {config.evaluators.epsilon}')

@@ -14,7 +14,7 @@ reward and `done` belong to the previous run and are not counted.
 
 import collections
 import threading
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -54,14 +54,16 @@ class EnvironmentStates:
 
 class EpisodeStatistics:
   """Episode returns of training and evaluation environments (ids below
-  `num_training_envs` train), with the mean over the last `window` episodes of each.
-  Thread-safe: the inference thread updates, the control edge reads."""
+  `num_training_envs` train), with the mean over the last `window` training episodes and
+  the last `eval_window` evaluation episodes (`window` if not given). Thread-safe: the
+  inference thread updates, the control edge reads."""
 
-  def __init__(self, num_envs: int, num_training_envs: int, window: int):
+  def __init__(self, num_envs: int, num_training_envs: int, window: int,
+               eval_window: Optional[int] = None):
     self._num_training_envs = num_training_envs
     self._returns = np.zeros(num_envs, np.float64)
     self._windows = {'train': collections.deque(maxlen=window),
-                     'eval': collections.deque(maxlen=window)}
+                     'eval': collections.deque(maxlen=eval_window or window)}
     self._episodes = {'train': 0, 'eval': 0}
     self._lock = threading.Lock()
 

@@ -17,6 +17,17 @@ def test_episode_statistics_split_training_and_evaluation_with_one_window():
   assert stats['episode_return'] == 4.0 and stats['eval_episode_return'] == 4.0
 
 
+def test_evaluation_episodes_can_have_a_window_of_their_own():
+  episodes = env_states.EpisodeStatistics(num_envs=2, num_training_envs=1, window=3,
+                                          eval_window=1)
+  for reward in (1.0, 2.0, 6.0):
+    episodes.update(np.arange(2), np.full(2, reward, np.float32), np.ones(2, bool),
+                    np.zeros(2, bool))
+  stats = episodes.snapshot()
+  assert stats['episode_return'] == 3.0 and stats['eval_episode_return'] == 6.0
+  assert stats['train_episodes'] == stats['eval_episodes'] == 3
+
+
 def test_a_new_run_drops_the_unfinished_episode():
   episodes = env_states.EpisodeStatistics(num_envs=1, num_training_envs=1, window=10)
   ids = np.zeros(1, np.int64)

@@ -84,8 +84,9 @@ class Learner:
     num_training_envs = env_ids_lib.num_training_envs(config)
     self._env_states = env_states.EnvironmentStates(
         num_envs, [tuple(s.shape[1:]) for s in tf.nest.flatten(self._state_template)])
-    self._episodes = env_states.EpisodeStatistics(num_envs, num_training_envs,
-                                                  config.logging.return_window)
+    self._episodes = env_states.EpisodeStatistics(
+        num_envs, num_training_envs, config.logging.return_window,
+        config.logging.eval_return_window)
     # One traced policy per inference device, each reading that device's variables.
     self.policies = []
     for device in range(self.devices.num_inference):
