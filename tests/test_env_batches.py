@@ -26,14 +26,17 @@ def _buffers(batch, size):
           observations)
 
 
-@pytest.mark.parametrize('frame_stack', [1, 4])
-def test_envpool_specs_are_the_python_backends(frame_stack):
-  info = envs.EnvironmentInfo(_atari('python', frame_stack))
-  batch = env_batches.make(_atari('envpool', frame_stack), [5, 6], [slice(0, 2)])
+@pytest.mark.parametrize('frame_stack,full_action_space,num_actions',
+                         [(1, True, 18), (4, True, 18), (4, False, 6)])
+def test_envpool_specs_are_the_python_backends(frame_stack, full_action_space, num_actions):
+  python_config, envpool_config = (_atari(backend, frame_stack) for backend in BACKENDS)
+  python_config.full_action_space = envpool_config.full_action_space = full_action_space
+  info = envs.EnvironmentInfo(python_config)
+  batch = env_batches.make(envpool_config, [5, 6], [slice(0, 2)])
   try:
     assert batch.observation_shape == info.observation_shape
     assert batch.observation_dtype == info.observation_dtype
-    assert batch.num_actions == info.num_actions == 18
+    assert batch.num_actions == info.num_actions == num_actions
     assert batch.frames_per_step == info.frames_per_step == 4
   finally:
     batch.close()
