@@ -35,7 +35,7 @@ _SECONDS = throughput.flags.DEFINE_float('seconds', 15.0,
 
 def _timed_actor_worker(config, actor_index, address, seconds, warmup, results):
   from seed_graph import envs  # pylint: disable=g-import-not-at-top
-  from seed_graph import env_ids  # pylint: disable=g-import-not-at-top
+  from seed_graph import id_ranges  # pylint: disable=g-import-not-at-top
   from seed_graph.nodes import actor as actor_lib  # pylint: disable=g-import-not-at-top
   from seed_graph.nodes import learner_node  # pylint: disable=g-import-not-at-top
 
@@ -95,7 +95,7 @@ def _timed_actor_worker(config, actor_index, address, seconds, warmup, results):
     stop.set()
 
   threading.Thread(target=measure_window, daemon=True).start()
-  actor = actor_lib.Actor(client, config.env, env_ids.actor_env_ids(config, actor_index),
+  actor = actor_lib.Actor(client, config.env, id_ranges.actor_env_ids(config, actor_index),
                           seed=actor_index * 1000, stop_event=stop,
                           env_groups=config.actors.env_groups)
   actor.run()

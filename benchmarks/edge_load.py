@@ -127,7 +127,7 @@ def main(argv):
     print(json.dumps(clients(_ADDRESS.value, _STREAMS.value, _PROCESSES.value,
                              _SECONDS.value)))
     return
-  from launch import netns_hosts  # pylint: disable=g-import-not-at-top
+  from seed_graph.launch.network import netns_hosts  # pylint: disable=g-import-not-at-top
   results = {'loopback': [], 'across_hosts': []}
   with netns_hosts.HostNetwork(['learner', 'cpu0']) as network:
     for _ in range(_ROUNDS.value):

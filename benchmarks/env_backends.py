@@ -5,7 +5,7 @@ r"""The actors' environment backends alone (`env.backend`: python against envpoo
 
 Each backend runs in the config's `actors.num` processes of `actors.env_batch_size`
 environments, stepped with random actions as `benchmarks/paired.py`'s env-only baseline
-does (the actor's own `seed_graph.env_batches`, writing the same request rows). Both
+does (the actor's own `seed_graph.envs.backends`, writing the same request rows). Both
 set-ups start once; the idle one is paused (SIGSTOP) while the other is measured, in
 alternating windows. Reported: each backend's median frames/s (frame skip included) and
 the median per-pair ratio envpool / python.

@@ -7,7 +7,7 @@ frames pass, then prints frames, wall time and the return curve.
 The default metric is the evaluators' mean return (greedy policy, last 10 episodes);
 `episode_return` is the training actors' (sampled actions, last 100 episodes).
 
-Runs the program exactly as `python -m launch.local` does (local multiprocessing) and
+Runs the program exactly as `python -m seed_graph.launch.local` does (local multiprocessing) and
 stops it with SIGINT once the target is reached.
 """
 
@@ -41,7 +41,7 @@ def _metrics(path):
 def main(argv):
   del argv
   subprocess.run(['rm', '-rf', _LOGDIR.value], check=True)
-  command = [sys.executable, '-m', 'launch.local',
+  command = [sys.executable, '-m', 'seed_graph.launch.local',
              '--config=configs/football_academy_vtrace.py', f'--logdir={_LOGDIR.value}',
              f'--config.total_environment_frames={_MAX_FRAMES.value}']
   start = time.time()

@@ -42,7 +42,7 @@ def measure(num_devices: int) -> dict:
   import numpy as np  # pylint: disable=g-import-not-at-top
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   from seed_graph.nodes import learner as learner_lib  # pylint: disable=g-import-not-at-top
-  from seed_graph.nodes import vtrace_learner  # pylint: disable=g-import-not-at-top
+  from seed_graph.algos.vtrace import learning as vtrace_learner  # pylint: disable=g-import-not-at-top
   tf.config.threading.set_intra_op_parallelism_threads(_THREADS.value)
   tf.config.threading.set_inter_op_parallelism_threads(_THREADS.value)
   spec = importlib.util.spec_from_file_location('config', _CONFIG.value)

@@ -11,10 +11,10 @@ import numpy as np
 
 def env_only_worker(env_config, env_batch_size, seed, frames):
   """Steps its environments with random actions forever, adding to `frames`: the actor's
-  own `EnvironmentBatch` (its `env.backend`, writing the rows a request would carry), with
+  own `ActorEnvironments` (its `env.backend`, writing the rows a request would carry), with
   no request sent."""
   from seed_graph.nodes import actor  # pylint: disable=g-import-not-at-top
-  environments = actor.EnvironmentBatch(env_config, np.arange(env_batch_size), seed,
+  environments = actor.ActorEnvironments(env_config, np.arange(env_batch_size), seed,
                                         is_eval=False)
   batch = slice(0, env_batch_size)
   frames_per_batch = env_batch_size * environments.frames_per_step

@@ -65,7 +65,7 @@ def _marked(marker):
 
 def run(args):
   marker = uuid.uuid4().hex
-  command = [sys.executable, '-m', 'launch.local', '--config=configs/atari_r2d2.py',
+  command = [sys.executable, '-m', 'seed_graph.launch.local', '--config=configs/atari_r2d2.py',
              f'--logdir={args.logdir}'] + args.overrides
   os.makedirs(args.logdir, exist_ok=True)
   log_path = os.path.join(args.logdir, 'launch.log')
@@ -142,10 +142,10 @@ def run(args):
 
 def fill(args):
   import reverb  # pylint: disable=g-import-not-at-top
-  from configs import atari_r2d2  # pylint: disable=g-import-not-at-top
+  from seed_graph.configs import atari_r2d2  # pylint: disable=g-import-not-at-top
   from seed_graph import envs  # pylint: disable=g-import-not-at-top
-  from seed_graph import sequences  # pylint: disable=g-import-not-at-top
-  from seed_graph.nodes import r2d2_replay  # pylint: disable=g-import-not-at-top
+  from seed_graph.algos.r2d2 import sequences  # pylint: disable=g-import-not-at-top
+  from seed_graph.algos.r2d2 import replay as r2d2_replay  # pylint: disable=g-import-not-at-top
 
   config = atari_r2d2.get_config()
   config.logdir = '/tmp/unused'
@@ -176,7 +176,7 @@ def fill(args):
       name=r2d2_replay.TABLE,
       sampler=reverb.selectors.Prioritized(config.replay.priority_exponent),
       remover=reverb.selectors.Fifo(), max_size=capacity,
-      rate_limiter=reverb.rate_limiters.MinSize(1), signature=r2d2_replay.replay_signature(config))
+      rate_limiter=reverb.rate_limiters.MinSize(1), signature=r2d2_replay.replay_signature(config, envs.read_spec(config.env)))
   server = reverb.Server([table], port=None)
   client = reverb.Client(f'localhost:{server.port}')
   layout = r2d2_replay.sequence_layout(config)

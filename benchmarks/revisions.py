@@ -56,7 +56,7 @@ def train(tree: str, logdir: str, extra_flags) -> dict:
   """One run of `launch.local` in `tree`; its steady rates from `metrics.jsonl`."""
   with open(logdir + '.out', 'w') as output:
     launcher = subprocess.Popen(
-        [sys.executable, '-m', 'launch.local', f'--config={_CONFIG.value}',
+        [sys.executable, '-m', 'seed_graph.launch.local', f'--config={_CONFIG.value}',
          f'--logdir={logdir}', '--config.total_environment_frames=10000000000',
          *extra_flags],
         cwd=tree, stdout=output, stderr=subprocess.STDOUT)

@@ -22,7 +22,7 @@ from absl import flags
 import numpy as np
 import tensorflow as tf
 
-from launch import eval as eval_lib
+from seed_graph.launch import eval as eval_lib
 from seed_graph import envs
 
 _FRESH = flags.DEFINE_bool('fresh', False, 'A fresh network of the run\'s config instead.')
@@ -49,7 +49,7 @@ def main(argv):
     if _FRESH.value:
       config.logdir = empty  # No checkpoint there: the network stays as initialized.
     agent = eval_lib.make_learner(config).algorithm.agent
-  info = envs.EnvironmentInfo(config.env)
+  info = envs.read_spec(config.env)
   observations, rewards = _random_play(config.env, info.num_actions, _STEPS.value)
   size = len(observations)
   features = agent.torso_features(observations).numpy()

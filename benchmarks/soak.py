@@ -26,7 +26,7 @@ import psutil
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from launch import node_process  # pylint: disable=g-import-not-at-top,wrong-import-position
+from seed_graph.launch.supervision import node_process  # pylint: disable=g-import-not-at-top,wrong-import-position
 from seed_graph import metrics as metrics_lib  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 _MINUTES = flags.DEFINE_float('minutes', 30, 'How long to train before stopping.')
@@ -64,7 +64,7 @@ def growth_report(samples, base_minute: float) -> dict:
 def main(argv):
   del argv
   logdir = tempfile.mkdtemp(prefix='soak-')
-  command = [sys.executable, '-m', 'launch.local', f'--config={_CONFIG.value}',
+  command = [sys.executable, '-m', 'seed_graph.launch.local', f'--config={_CONFIG.value}',
              f'--logdir={logdir}', '--config.total_environment_frames=10000000000',
              f'--config.actors.num={_ACTORS.value}']
   with open(os.path.join(logdir, 'launcher.out'), 'w') as output:

@@ -63,10 +63,10 @@ _TIMEOUT = flags.DEFINE_integer('inference_timeout_us', 5000,
 def benchmark_config(env_name, processes, env_batch_size, env_groups, inference_batch_size,
                      timeout_us, jit_compile=True):
   if env_name == 'atari':
-    from configs import atari_vtrace as base  # pylint: disable=g-import-not-at-top
+    from seed_graph.configs import atari_vtrace as base  # pylint: disable=g-import-not-at-top
   else:
-    from configs import cartpole_vtrace as base  # pylint: disable=g-import-not-at-top
-  from seed_graph import env_ids  # pylint: disable=g-import-not-at-top
+    from seed_graph.configs import cartpole_vtrace as base  # pylint: disable=g-import-not-at-top
+  from seed_graph import id_ranges  # pylint: disable=g-import-not-at-top
   config = base.get_config()
   config.logdir = '/tmp/seed_graph_benchmark_unused'
   config.network.torso = 'mlp'
@@ -77,7 +77,7 @@ def benchmark_config(env_name, processes, env_batch_size, env_groups, inference_
   config.actors.env_groups = env_groups
   config.evaluators.num = 0
   config.inference.batch_size = (inference_batch_size or
-                                 processes * env_ids.largest_actor_request(config))
+                                 processes * id_ranges.largest_actor_request(config))
   config.inference.timeout_us = timeout_us
   config.inference.jit_compile = jit_compile
   config.learner.unroll_length = 20
@@ -89,10 +89,10 @@ def benchmark_config(env_name, processes, env_batch_size, env_groups, inference_
 def _actor_worker(config, actor_index, address):
   from seed_graph.nodes import actor as actor_lib  # pylint: disable=g-import-not-at-top
   from seed_graph.nodes import learner_node  # pylint: disable=g-import-not-at-top
-  from seed_graph import env_ids  # pylint: disable=g-import-not-at-top
+  from seed_graph import id_ranges  # pylint: disable=g-import-not-at-top
   client = learner_node.LearnerClient('localhost:1', address)
   stop = threading.Event()
-  actor_lib.Actor(client, config.env, env_ids.actor_env_ids(config, actor_index),
+  actor_lib.Actor(client, config.env, id_ranges.actor_env_ids(config, actor_index),
                   seed=actor_index * 1000, stop_event=stop,
                   env_groups=config.actors.env_groups).run()
 
@@ -104,9 +104,9 @@ def start_central_inference(config, actor_worker=_actor_worker, extra_args=()):
   environments per actor can outlast a warm-up, and env_only's warm-up also starts after
   its environments are built. Returns (learner, actor processes, shutdown)."""
   import portpicker  # pylint: disable=g-import-not-at-top
-  from seed_graph import env_ids  # pylint: disable=g-import-not-at-top
+  from seed_graph import id_ranges  # pylint: disable=g-import-not-at-top
   from seed_graph.nodes import learner as learner_lib  # pylint: disable=g-import-not-at-top
-  from seed_graph.nodes import vtrace_learner  # pylint: disable=g-import-not-at-top
+  from seed_graph.algos.vtrace import learning as vtrace_learner  # pylint: disable=g-import-not-at-top
   learner = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
   port = portpicker.pick_unused_port()
   learner.serve(port)
@@ -130,7 +130,7 @@ def start_central_inference(config, actor_worker=_actor_worker, extra_args=()):
     learner.shutdown()
 
   paired.wait_until(
-      lambda: learner.get_stats()['environments_seen'] >= env_ids.num_training_envs(config),
+      lambda: learner.get_stats()['environments_seen'] >= id_ranges.num_training_envs(config),
       actors, shutdown, 'the actors did not all start stepping')
   return learner, actors, shutdown
 

@@ -62,7 +62,7 @@ def main(argv):
   del argv
   config = _CONFIG.value
   config.network.compute_dtype = 'float32'  # bfloat16 needs oneDNN, off here.
-  info = envs.EnvironmentInfo(config.env)
+  info = envs.read_spec(config.env)
   started = time.time()
   frames, returns = _random_play(config, 0, 8, _AGENT_STEPS.value, info.num_actions)
   held_frames, held_returns = _random_play(config, 100, 4, 800, info.num_actions)

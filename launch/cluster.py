@@ -1,10 +1,10 @@
 r"""The same program on Cloud TPU VMs and Compute Engine VMs, with gcloud.
 
-  python -m launch.cluster up --config=configs/atari_vtrace.py --logdir=gs://B/pong \
+  python -m seed_graph.launch.cluster up --config=configs/atari_vtrace.py --logdir=gs://B/pong \
       --project=P --zone=europe-west4-a --run_id=pong1 [--actor_hosts=2 \
       --actor_machine_type=n2-standard-8 --learner_accelerator=v3-8 --spot] [--dry_run]
-  python -m launch.cluster status|logs|stop|down --project=P --zone=Z --run_id=R
-  python -m launch.cluster up --backend=netns --hosts=3 --config=... --logdir=...  (root)
+  python -m seed_graph.launch.cluster status|logs|stop|down --project=P --zone=Z --run_id=R
+  python -m seed_graph.launch.cluster up --backend=netns --hosts=3 --config=... --logdir=...  (root)
 
 `up` makes what the run needs, each step one gcloud (or local) command: a code bundle
 (`git archive`), a firewall rule that admits only the run's own instances (network tag
@@ -20,7 +20,7 @@ nothing.
 
 `--backend=netns --hosts=N` runs the same plan and agents on N network-namespace hosts of
 this machine instead, in the foreground until the program ends or Ctrl-C
-(`launch.netns_cluster`); this is how the multi-host launcher is tested.
+(`seed_graph.launch.network.netns_cluster`); this is how the multi-host launcher is tested.
 """
 
 import os
@@ -31,8 +31,8 @@ from typing import List
 from absl import app
 from absl import flags
 
-from launch import cluster_steps
-from launch import config_args
+from seed_graph.launch.cloud import cluster_steps
+from seed_graph.launch.runs import config_args
 
 _CONFIG = flags.DEFINE_string('config', None, 'Experiment config file (up); '
                               '`--config.KEY=VALUE` arguments override its keys.')
@@ -99,7 +99,7 @@ def _netns_up(argv) -> int:
   if os.geteuid() != 0:
     raise app.UsageError('--backend=netns needs root (ip netns)')
   # Here, not at the top: it builds the program (TensorFlow), which gcloud commands need not.
-  from launch import netns_cluster  # pylint: disable=g-import-not-at-top
+  from seed_graph.launch.network import netns_cluster  # pylint: disable=g-import-not-at-top
   return netns_cluster.up(_CONFIG.value, _OVERRIDES, _LOGDIR.value, _HOSTS.value,
                           _BASE_PORT.value)
 

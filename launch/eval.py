@@ -1,13 +1,13 @@
 r"""Evaluates a trained checkpoint: episodes, their returns, and films of them.
 
-  python -m launch.eval --logdir=logs/pong [--episodes=10] [--epsilon=0.01] \
+  python -m seed_graph.launch.eval --logdir=logs/pong [--episodes=10] [--epsilon=0.01] \
       [--checkpoint=ckpt-12] [--video=logs/pong/videos] [--max_episode_steps=N]
 
 Restores the newest checkpoint of `--logdir` (or `--checkpoint`) into a learner built
 from the run's own `<logdir>/config.json`, and plays `--episodes` episodes in this
 process through the same path evaluators use in training: the learner's inference step
 (`Learner.infer_batch`: per-environment recurrent state, frame stacking, the evaluation
-policy, greedy unless `--epsilon`) on requests from an actor's `EnvironmentBatch`
+policy, greedy unless `--epsilon`) on requests from an actor's `ActorEnvironments`
 (the environment and its preprocessing as in training). A return is the sum of the
 rewards the environment gave, as the training metrics count it. Each episode starts a
 fresh environment (seed `--seed` + episode).
@@ -31,14 +31,15 @@ import numpy as np
 import reverb
 import tensorflow as tf
 
-from seed_graph import env_ids as env_ids_lib
 from seed_graph import envs
+from seed_graph import id_ranges
 from seed_graph import video as video_lib
+from seed_graph.algos.r2d2 import learning as r2d2_learner
+from seed_graph.algos.vtrace import learning as vtrace_learner
 from seed_graph.inference import messages
+from seed_graph.launch.runs import config_args
 from seed_graph.nodes import actor
 from seed_graph.nodes import learner as learner_lib
-from seed_graph.nodes import r2d2_learner
-from seed_graph.nodes import vtrace_learner
 
 _LOGDIR = flags.DEFINE_string('logdir', None, 'A training run\'s --logdir.')
 _CHECKPOINT = flags.DEFINE_string('checkpoint', None, 'A checkpoint name in '
@@ -68,19 +69,15 @@ def load_config(logdir: str) -> ml_collections.ConfigDict:
   path = os.path.join(logdir, 'config.json')
   if not os.path.exists(path):
     raise EvalError(f'{path} does not exist: --logdir must be a training run\'s')
-  with open(path) as f:
-    config = ml_collections.ConfigDict(json.load(f))
-  config.logdir = logdir
+  config = config_args.logdir_config(logdir)
   # One evaluation environment, one row per inference call.
   config.evaluators.num, config.evaluators.env_batch_size = 1, 1
   config.inference.batch_size = 1
   # float32 arithmetic on the same float32 variables: exact, and this process runs
   # without oneDNN, which bfloat16 convolutions need.
-  if 'compute_dtype' in config.network:
-    config.network.compute_dtype = 'float32'
+  config.network.compute_dtype = 'float32'
   # One device: an evaluation never trains, and needs no mirrored copies.
-  if 'inference_devices' in config.learner:
-    config.learner.inference_devices = config.learner.training_devices = 0
+  config.learner.inference_devices = config.learner.training_devices = 0
   return config
 
 
@@ -108,12 +105,12 @@ def checkpoint_path(logdir: str, name) -> str:
 
 def play_episode(learner, parse, config, seed: int, max_steps: int, video=None):
   """One episode from a fresh environment: (return, steps, truncated)."""
-  env_id = env_ids_lib.num_training_envs(config)  # The evaluator's environment.
-  env_config = config.env
+  env_id = id_ranges.num_training_envs(config)  # The evaluator's environment.
+  env_config = learner.env_config
   if video:  # Films need a screen: the python backend draws one (EnvPool keeps none).
-    env_config = ml_collections.ConfigDict(config.env.to_dict())
+    env_config = ml_collections.ConfigDict(env_config.to_dict())
     env_config.backend = 'python'
-  batch = actor.EnvironmentBatch(env_config, np.array([env_id], np.int32), seed,
+  batch = actor.ActorEnvironments(env_config, np.array([env_id], np.int32), seed,
                                  is_eval=True)
   try:
     if video:
@@ -145,10 +142,10 @@ def evaluate(logdir: str):
   path = checkpoint_path(logdir, _CHECKPOINT.value)
   learner = make_learner(config)
   learner.restore(path).expect_partial()  # The optimizer's slots are not needed.
-  info = envs.EnvironmentInfo(config.env)
+  info = envs.read_spec(learner.env_config)
   parse = messages.RequestParser(info.observation_shape, info.observation_dtype,
-                                 env_ids_lib.num_training_envs(config),
-                                 env_ids_lib.num_envs(config), max_rows=1)
+                                 id_ranges.num_training_envs(config),
+                                 id_ranges.num_envs(config), max_rows=1)
   print(f'evaluating {path} (learner step {learner.learner_steps}, epsilon '
         f'{config.evaluators.epsilon})', flush=True)
   results = []

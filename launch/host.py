@@ -1,6 +1,6 @@
 r"""One host's share of a multi-host program: the per-host agent.
 
-  SEED_GRAPH_RUN_SECRET=... python -m launch.host --plan=plan.json --host=cpu0
+  SEED_GRAPH_RUN_SECRET=... python -m seed_graph.launch.host --plan=plan.json --host=cpu0
 
 Rebuilds the program from the plan's config file and overrides (in this host's
 checkout), refuses to run if the program's fingerprint differs from the plan's (other
@@ -26,10 +26,10 @@ os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
 
-from launch import console as console_lib
-from launch import node_commands
-from launch import node_runner
-from launch import placement
+from seed_graph.launch.supervision import console as console_lib
+from seed_graph.launch.supervision import node_commands
+from seed_graph.launch.supervision import node_runner
+from seed_graph.launch import placement
 from seed_graph.inference import transport
 from seed_graph.programs import registry
 

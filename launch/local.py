@@ -1,6 +1,6 @@
 r"""Runs a seed_graph program on this machine.
 
-  python -m launch.local --config=configs/cartpole_vtrace.py --logdir=/tmp/run \
+  python -m seed_graph.launch.local --config=configs/cartpole_vtrace.py --logdir=/tmp/run \
       [--config.actors.num=4 ...] [--launch_type=local_mp|local_mt]
 
 Ctrl-C, SIGTERM, or the learner reaching `total_environment_frames`, stops every node.
@@ -8,12 +8,12 @@ Running again with the same --logdir resumes from its last checkpoint. Nodes get
 --stop_grace_seconds to finish (a learner finishes its step and saves); a second Ctrl-C
 kills at once.
 
-Under local_mp (the default) each node is a process that `launch.supervisor` restarts
+Under local_mp (the default) each node is a process that `seed_graph.launch.supervision.supervisor` restarts
 when it crashes (see there for the policy); node output goes to the console and to
 `<logdir>/logs/`. Under local_mt the nodes are threads of this process, unsupervised.
 
 Either way the program runs in a network namespace of its own with only loopback
-(`--network=loopback`, the default; see `launch.loopback_network`), and its inference edge
+(`--network=loopback`, the default; see `seed_graph.launch.network.loopback_network`), and its inference edge
 serves only streams that carry the run's secret, generated here.
 """
 
@@ -26,23 +26,21 @@ os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
 import launchpad as lp
-from ml_collections import config_flags
 
-from launch import config_args
-from launch import config_doc
-from launch import console as console_lib
-from launch import loopback_network
-from launch import node_commands
-from launch import node_runner
-from launch import program_graph
-from seed_graph import config_checks
+from seed_graph import config_schema
+from seed_graph.launch.runs import config_args
+from seed_graph.launch.supervision import console as console_lib
+from seed_graph.launch.network import loopback_network
+from seed_graph.launch.supervision import node_commands
+from seed_graph.launch.supervision import node_runner
+from seed_graph.launch import program_graph
 from seed_graph import metrics as metrics_lib
 from seed_graph.inference import transport
 from seed_graph.programs import registry
 
-_CONFIG = config_flags.DEFINE_config_file(
-    'config', None, 'Experiment config file; --print_config lists its keys, values and '
-    'documentation.', lock_config=False)
+_CONFIG = flags.DEFINE_string(
+    'config', None, 'Experiment config file (a get_config() returning a ConfigDict); '
+    '--config.KEY=VALUE overrides a key; --print_config lists them all.')
 _LOGDIR = flags.DEFINE_string('logdir', None, 'Directory for metrics, summaries and '
                               'checkpoints; an existing one is resumed.')
 _LAUNCH_TYPE = flags.DEFINE_enum('launch_type', 'local_mp', ['local_mp', 'local_mt'],
@@ -70,7 +68,7 @@ _NETWORK = flags.DEFINE_enum(
     'network', 'loopback', ['loopback', 'host'],
     'loopback: the program runs in a network namespace of its own whose only interface '
     'is loopback, so no port of it can be reached from outside (see '
-    'launch/loopback_network.py). host: its ports listen on every interface of this '
+    'launch/network/loopback_network.py). host: its ports listen on every interface of this '
     'machine (for an environment that needs the network).')
 flags.mark_flags_as_required(['config', 'logdir'])
 
@@ -84,13 +82,13 @@ def run_supervised(program: lp.Program, config) -> int:
       _MAX_RESTARTS.value, console_lib.Console(show_all=_CONSOLE.value == 'all'))
 
 
+_OVERRIDES = []  # The KEY=VALUE of every --config.KEY=VALUE, in order.
+
+
 def parse_flags(argv):
-  """absl's flag parsing, after a one-line check of every `--config.<key>` override."""
-  error = config_args.unknown_override(argv)
-  if error:
-    _fail(error)
+  """absl's flag parsing of everything but `--config.KEY=VALUE` (kept in _OVERRIDES)."""
   try:
-    return flags.FLAGS(argv)
+    return flags.FLAGS(config_args.take_overrides(argv, _OVERRIDES))
   except flags.Error as flag_error:  # A value of the wrong type, a flag we lack, ...
     _fail(str(flag_error))
 
@@ -116,11 +114,11 @@ def _enter_loopback_network():
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {argv[1:]}')
-  config = _CONFIG.value
-  config.logdir = os.path.abspath(_LOGDIR.value)
   try:
+    config = config_args.load(_CONFIG.value, _OVERRIDES)
+    config.logdir = os.path.abspath(_LOGDIR.value)
     program = registry.make_program(config)  # Validates the config before anything starts.
-  except config_checks.ConfigError as error:
+  except config_schema.ConfigError as error:
     _fail(str(error))
   shape_changes, other_changes = config_args.changes_since_last_launch(config)
   if shape_changes:
@@ -129,7 +127,7 @@ def main(argv):
   if _PRINT_CONFIG.value:
     for change in other_changes:
       print(f'resuming with a changed config: {change}', flush=True)
-    print(config_doc.documented(config, config_args.config_file(sys.argv)))
+    print(config_schema.describe(config, registry.schema(config)))
     return
   if _NETWORK.value == 'loopback':
     _enter_loopback_network()  # Runs this again, inside; only the second run goes on.
@@ -147,9 +145,8 @@ def main(argv):
   picture = program_graph.write(program, os.path.join(config.logdir, 'program'))[-1]
   print(f'launching {program.name}: {sum(len(n) for n in program.groups.values())} nodes, '
         f'logdir {config.logdir} (the program: {picture})', flush=True)
-  overrides = [arg[len('--config.'):] for arg in sys.argv if arg.startswith('--config.')]
-  print(f'config: {config_args.config_file(sys.argv)}'
-        + (f' with {", ".join(overrides)}' if overrides else '')
+  print(f'config: {_CONFIG.value}'
+        + (f' with {", ".join(_OVERRIDES)}' if _OVERRIDES else '')
         + f'; every key in {config.logdir}/config.json (--print_config documents them)',
         flush=True)
   flags.FLAGS.lp_termination_notice_secs = _STOP_GRACE.value  # This process's manager.

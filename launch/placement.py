@@ -1,6 +1,6 @@
 r"""Where a program's nodes run across hosts, as data: a plan file a user can read and edit.
 
-  python -m launch.placement --config=configs/cartpole_vtrace.py --logdir=/shared/run \
+  python -m seed_graph.launch.placement --config=configs/cartpole_vtrace.py --logdir=/shared/run \
       --learner_host=learner=10.0.0.2 --actor_hosts=cpu0=10.0.0.3,cpu1=10.0.0.4 \
       --output=plan.json [--base_port=20000] [--config.actors.num=4 ...]
 
@@ -16,7 +16,6 @@ rebuilds the program from its own checkout and refuses to run if its `fingerprin
 with different code or configs never half-work together.
 """
 
-import ast
 import dataclasses
 import hashlib
 import json
@@ -29,7 +28,8 @@ from launchpad import address as lp_address
 import launchpad as lp
 import ml_collections
 
-from launch import config_args
+from seed_graph import config_schema
+from seed_graph.launch.runs import config_args
 
 
 class PlanError(ValueError):
@@ -84,23 +84,12 @@ class Plan:
 
 def load_config(config_path: str, overrides: Sequence[str],
                 logdir: str) -> ml_collections.ConfigDict:
-  """The config file's `get_config()` with `key=value` overrides applied (values parsed
-  as Python literals, else kept as strings), as `--config.key=value` would."""
-  import runpy  # pylint: disable=g-import-not-at-top
-  config = runpy.run_path(config_path)['get_config']()
-  known = config_args.flat_keys(config.to_dict())
-  for override in overrides:
-    key, _, text = override.partition('=')
-    if key not in known:
-      raise PlanError(f'override {override!r}: no key {key} in {config_path}')
-    if isinstance(known[key], bool):
-      value = text.lower() in ('1', 'true', 'yes')
-    else:
-      try:
-        value = ast.literal_eval(text)
-      except (ValueError, SyntaxError):
-        value = text
-    config.update_from_flattened_dict({key: value})
+  """The config file's `get_config()` with `key=value` overrides applied, exactly as
+  `launch.local` applies them (`config_args.load`)."""
+  try:
+    config = config_args.load(config_path, overrides)
+  except config_schema.ConfigError as error:
+    raise PlanError(str(error)) from None
   config.logdir = logdir
   return config
 

@@ -1,6 +1,6 @@
 r"""Learning curves of one run or several, from their `metrics.jsonl`, into a PNG.
 
-  python -m launch.plot logs/pong [logs/pong_resnet ...] [--output=curves.png]
+  python -m seed_graph.launch.plot logs/pong [logs/pong_resnet ...] [--output=curves.png]
 
 Left: mean episode return (over the run's `logging.return_window` training and
 `logging.eval_return_window` evaluation episodes, read from its `config.json`; training

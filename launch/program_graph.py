@@ -1,7 +1,7 @@
 r"""A picture of a program: its nodes grouped by kind, each edge labelled with what
 travels on it, as Graphviz DOT (and SVG, where Graphviz's `dot` is installed).
 
-  python -m launch.program_graph --config=configs/cartpole_r2d2.py --output=/tmp/r2d2 \
+  python -m seed_graph.launch.program_graph --config=configs/cartpole_r2d2.py --output=/tmp/r2d2 \
       [--config.actors.num=4 ...]
 
 writes /tmp/r2d2.dot and /tmp/r2d2.svg. `launch.local` writes the same picture of the
@@ -18,9 +18,10 @@ from typing import List
 from absl import app
 from absl import flags
 import launchpad as lp
-from ml_collections import config_flags
 
-from launch import placement
+from seed_graph import config_schema
+from seed_graph.launch import placement
+from seed_graph.launch.runs import config_args
 
 # What travels on an edge, by the type of the handle the calling node holds.
 EDGE_LABELS = {
@@ -76,16 +77,22 @@ def write(program: lp.Program, path_stem: str) -> List[str]:
 def main(argv):
   del argv
   from seed_graph.programs import registry  # pylint: disable=g-import-not-at-top
-  config = _CONFIG.value
-  config.logdir = config.get('logdir') or '/tmp/seed_graph_program_graph'
+  try:
+    config = config_args.load(_CONFIG.value, _OVERRIDES)
+  except config_schema.ConfigError as error:
+    print(f'error: {error}', file=sys.stderr, flush=True)
+    return 2
+  config.logdir = config.logdir or '/tmp/seed_graph_program_graph'
   paths = write(registry.make_program(config), _OUTPUT.value)
   print('wrote ' + ', '.join(paths) + ('' if len(paths) > 1 else
         ' (install Graphviz for an SVG: apt-get install graphviz)'), flush=True)
 
 
 if __name__ == '__main__':
-  _CONFIG = config_flags.DEFINE_config_file('config', None, 'Experiment config file.',
-                                            lock_config=False)
+  _CONFIG = flags.DEFINE_string('config', None, 'Experiment config file; '
+                                '--config.KEY=VALUE overrides a key.')
+  _OVERRIDES = []
   _OUTPUT = flags.DEFINE_string('output', 'program', 'Path without extension.')
   flags.mark_flags_as_required(['config'])
-  sys.exit(app.run(main))
+  sys.exit(app.run(main, flags_parser=lambda argv: flags.FLAGS(
+      config_args.take_overrides(argv, _OVERRIDES))))

@@ -1,1 +1,73 @@
-"""seed_graph: SEED RL (central inference, V-trace, R2D2) as Launchpad program graphs."""
+"""seed_graph: SEED RL (central inference, V-trace, R2D2) as Launchpad program graphs.
+
+What a program of your own needs is re-exported here (imported on first use, so
+`import seed_graph` stays cheap): see docs/own_program.md.
+
+In a source checkout, the top-level folders `launch/` and `configs/` are this package's
+`seed_graph.launch` and `seed_graph.configs` (an install puts them there: setup.py);
+nothing else of the checkout becomes a top-level name.
+"""
+
+import importlib
+import importlib.util
+import os
+import sys
+
+_CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _adopt(name: str) -> None:
+  """Makes `<checkout>/<name>/` the subpackage `seed_graph.<name>`, unless one is
+  installed inside this package already."""
+  inside = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+  folder = os.path.join(_CHECKOUT, name)
+  full_name = f'{__name__}.{name}'
+  if os.path.isdir(inside) or full_name in sys.modules:
+    return
+  init = os.path.join(folder, '__init__.py')
+  if not os.path.isfile(init):
+    return
+  spec = importlib.util.spec_from_file_location(full_name, init,
+                                                submodule_search_locations=[folder])
+  module = importlib.util.module_from_spec(spec)
+  sys.modules[full_name] = module
+  spec.loader.exec_module(module)
+  setattr(sys.modules[__name__], name, module)
+
+
+for _name in ('launch', 'configs'):
+  _adopt(_name)
+
+# name -> module it comes from.
+_EXPORTS = {
+    'Algorithm': 'seed_graph.algos.base',
+    'AlgorithmContext': 'seed_graph.algos.base',
+    'EnvironmentSpec': 'seed_graph.algos.base',
+    'Key': 'seed_graph.config_schema',
+    'ConfigError': 'seed_graph.config_schema',
+    'LearnerNode': 'seed_graph.nodes.learner_node',
+    'LearnerClient': 'seed_graph.nodes.learner_node',
+    'ActorNode': 'seed_graph.nodes.actor',
+    'EvaluatorNode': 'seed_graph.nodes.evaluator',
+    'ReplayNode': 'seed_graph.nodes.replay',
+    'VTraceLearner': 'seed_graph.algos.vtrace.learning',
+    'R2D2Learner': 'seed_graph.algos.r2d2.learning',
+    'add_actors_and_evaluators': 'seed_graph.programs.acting',
+    'default_config': 'seed_graph.programs.registry',
+    'validate_config': 'seed_graph.programs.registry',
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+  if name not in _EXPORTS:
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+  value = getattr(importlib.import_module(_EXPORTS[name]), name)
+  globals()[name] = value
+  return value
+
+
+def __dir__():
+  return sorted(list(globals()) + __all__)
+
+

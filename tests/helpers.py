@@ -23,7 +23,7 @@ SMALL_R2D2_FLAGS = [
 
 
 def small_cartpole_config(logdir_path, **overrides):
-  from configs import cartpole_vtrace  # pylint: disable=g-import-not-at-top
+  from seed_graph.configs import cartpole_vtrace  # pylint: disable=g-import-not-at-top
   config = cartpole_vtrace.get_config()
   config.logdir = str(logdir_path)
   config.actors.num = 2
@@ -45,7 +45,7 @@ def small_cartpole_config(logdir_path, **overrides):
 
 
 def launch_command(logdir, *flags, config='configs/cartpole_vtrace.py'):
-  return [sys.executable, '-m', 'launch.local', f'--config={config}', f'--logdir={logdir}',
+  return [sys.executable, '-m', 'seed_graph.launch.local', f'--config={config}', f'--logdir={logdir}',
           *flags]
 
 
@@ -73,8 +73,8 @@ def latest_checkpoint(logdir) -> str:
 
 
 def run_eval(logdir, *flags, timeout=300):
-  """`python -m launch.eval` on a run's logdir; (completed process, eval.json or None)."""
-  result = subprocess.run([sys.executable, '-m', 'launch.eval', f'--logdir={logdir}', *flags],
+  """`python -m seed_graph.launch.eval` on a run's logdir; (completed process, eval.json or None)."""
+  result = subprocess.run([sys.executable, '-m', 'seed_graph.launch.eval', f'--logdir={logdir}', *flags],
                           cwd=REPO, capture_output=True, text=True, timeout=timeout)
   path = os.path.join(str(logdir), 'eval.json')
   summary = None
@@ -102,7 +102,7 @@ def wait_for(condition, seconds: float) -> bool:
   return True
 
 
-NODE_VARIABLE = 'SEED_GRAPH_NODE'  # launch.node_process sets it in every node process.
+NODE_VARIABLE = 'SEED_GRAPH_NODE'  # seed_graph.launch.supervision.node_process sets it in every node process.
 MARKER_VARIABLE = 'SEED_GRAPH_TEST_MARKER'
 
 

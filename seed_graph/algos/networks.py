@@ -1,19 +1,17 @@
-"""Sonnet 2 networks for the actor-critic agents: torsos plus a recurrent core.
+"""Sonnet 2 building blocks every algorithm's network shares: torsos and a recurrent core.
 
 An agent sees, at every step, the observation, the previous action (one-hot) and the
 previous reward, as in SEED RL. Its recurrent state is reset to zero wherever `done`
 is set: the observation at such a step is the first of a new episode.
 """
 
-import collections
 from typing import Sequence
 
 import sonnet as snt
 import tensorflow as tf
 
+from seed_graph import config_schema
 from seed_graph.algos import layers
-
-AgentOutput = collections.namedtuple('AgentOutput', ['policy_logits', 'baseline'])
 
 
 class MLPTorso(snt.Module):
@@ -49,7 +47,7 @@ def _scaled_frames(observations, compute_dtype, center=False):
   pixels), so uncentered inputs give every first-layer unit one large, shared input
   that its gradients all push the same way; regressing Pong's value from pixels with
   the fast config's network and optimizer reached a held-out correlation of 0.266 after
-  500 Adam steps centered, 0.056 uncentered (`benchmarks/value_regression.py`).
+  500 Adam steps centered, 0.056 uncentered (docs/results/atari.md, "Centered frames").
   """
   x = tf.cast(observations, tf.float32) / 255.0
   if x.shape.rank == 3:  # [B, H, W] grayscale without a channel axis.
@@ -200,55 +198,35 @@ def unflatten_time(x, num_steps, batch_size):
   return tf.reshape(x, tf.concat([[num_steps, batch_size], tf.shape(x)[1:]], 0))
 
 
-class ActorCriticAgent(snt.Module):
-  """A `RecurrentCore` with policy-logits and value-baseline heads."""
-
-  def __init__(self, num_actions: int, torso: snt.Module, lstm_size: int,
-               name='actor_critic'):
-    super().__init__(name=name)
-    self._core = RecurrentCore(num_actions, torso, lstm_size)
-    self._policy_head = snt.Linear(num_actions, name='policy_logits')
-    self._baseline_head = snt.Linear(1, name='baseline')
-
-  def initial_state(self, batch_size):
-    return self._core.initial_state(batch_size)
-
-  def torso_features(self, observations):
-    """The torso's output for `[B, ...]` observations (for diagnostics)."""
-    return self._core.torso(observations)
-
-  def _heads(self, core_output):
-    return AgentOutput(
-        policy_logits=self._policy_head(core_output),
-        baseline=tf.squeeze(self._baseline_head(core_output), axis=-1))
-
-  def step(self, prev_actions, rewards, dones, observations, core_state):
-    """One step for a batch `[B]` of environments. Returns (AgentOutput, new state)."""
-    core_output, core_state = self._core.step(prev_actions, rewards, dones, observations,
-                                              core_state)
-    return self._heads(core_output), core_state
-
-  def unroll(self, prev_actions, rewards, dones, observations, core_state):
-    """Time-major unroll over `[T, B]` inputs from `core_state` (the state before step 0).
-
-    Returns (AgentOutput with `[T, B, ...]` fields, final state).
-    """
-    core_outputs, core_state = self._core.unroll(prev_actions, rewards, dones,
-                                                 observations, core_state)
-    num_steps, batch_size = tf.shape(prev_actions)[0], tf.shape(prev_actions)[1]
-    outputs = tf.nest.map_structure(
-        lambda x: unflatten_time(x, num_steps, batch_size), self._heads(core_outputs))
-    return outputs, core_state
-
-
 TORSOS = ('mlp', 'resnet', 'atari')
+
+# The `network` section's keys every algorithm's network has.
+NETWORK_KEYS = {
+    'torso': config_schema.Key(
+        'mlp', "'mlp' for vectors; for images 'resnet' (SEED's deep torso) or 'atari' "
+        '(the Nature DQN convolutions).', config_schema.one_of(*TORSOS), fixed=True),
+    'mlp_sizes': config_schema.Key((64, 64), 'Hidden layers of the MLP torso.',
+                                   config_schema.positive_ints, fixed=True),
+    'lstm_size': config_schema.Key(
+        64, 'Width of the recurrent core (LSTM); 0: none, a feed-forward agent (stack '
+        'frames instead: env.frame_stack).', config_schema.non_negative, fixed=True),
+    'torso_hidden_size': config_schema.Key(
+        256, 'Dense layer after the convolutions (image torsos).', config_schema.positive,
+        fixed=True),
+    'compute_dtype': config_schema.Key(
+        'float32', "Convolution torsos' arithmetic: 'float32' or 'bfloat16' (variables "
+        'stay float32; bfloat16 pays on CPUs with AVX512-BF16 and needs onednn).',
+        config_schema.one_of(*layers.COMPUTE_DTYPES)),
+    'center_frames': config_schema.Key(
+        False, "Image torsos: subtract each frame's mean pixel (Atari's constant "
+        'backgrounds otherwise drown the ball and paddles).', fixed=True),
+}
 
 
 def make_torso(network_config) -> snt.Module:
   """The torso named by `network_config.torso` (one of TORSOS)."""
-  # Older configs have neither key.
-  compute_dtype = getattr(network_config, 'compute_dtype', 'float32')
-  center_frames = getattr(network_config, 'center_frames', False)
+  compute_dtype = network_config.compute_dtype
+  center_frames = network_config.center_frames
   if network_config.torso == 'mlp':
     return MLPTorso(network_config.mlp_sizes)
   if network_config.torso == 'resnet':
@@ -258,9 +236,3 @@ def make_torso(network_config) -> snt.Module:
     return AtariTorso(hidden_size=network_config.torso_hidden_size,
                       compute_dtype=compute_dtype, center_frames=center_frames)
   raise ValueError(f'network.torso={network_config.torso!r}: expected one of {TORSOS}')
-
-
-def make_agent(network_config, observation_shape, num_actions) -> ActorCriticAgent:
-  """The actor-critic agent with the torso named by `network_config.torso`."""
-  del observation_shape  # Sonnet modules infer input sizes on first call.
-  return ActorCriticAgent(num_actions, make_torso(network_config), network_config.lstm_size)

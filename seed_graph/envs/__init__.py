@@ -4,11 +4,21 @@ Every environment keeps `seed_graph.envs.contract`: one array observation, a dis
 action spec and an attribute `frames_per_step` (emulator frames per step, for frame
 counting). Modules are imported only when their environment is asked for, so Football's
 engine is optional. `custom` builds your own environment from an import string.
+
+The `env` section of a config is `COMMON_KEYS` plus the chosen environment's own `KEYS`
+(`keys(name)`).
 """
 
 import importlib
+from typing import Dict
 
+import ml_collections
 import numpy as np
+
+from seed_graph import config_schema
+from seed_graph.algos import base
+from seed_graph.config_schema import Key
+from seed_graph.envs import frame_stack
 
 _MODULES = {
     'cartpole': 'seed_graph.envs.cartpole',
@@ -16,37 +26,65 @@ _MODULES = {
     'football': 'seed_graph.envs.football',
     'custom': 'seed_graph.envs.custom',  # Your own, by import string: env.factory.
 }
+BACKENDS = ('python', 'envpool')
+
+COMMON_KEYS = {
+    'name': Key('cartpole', f"The environment: {', '.join(repr(n) for n in _MODULES)}.",
+                config_schema.one_of(*_MODULES), fixed=True),
+    'frame_stack': Key(1, 'The agent sees the last k observations, stacked on the last '
+                       'axis (an image\'s channels concatenated); V-trace stacks them on '
+                       'the actors, R2D2 on the learner.', config_schema.positive,
+                       fixed=True),
+    'backend': Key('python', "Who steps an actor's environments: 'python' (one object "
+                   "each, in a Python loop) or 'envpool' (Atari only: EnvPool's C++ "
+                   'threads, same protocol).', config_schema.one_of(*BACKENDS)),
+}
 
 
-def _module(env_config):
-  name = env_config.name
+def _module(name: str):
   if name not in _MODULES:
     raise ValueError(f'env.name={name!r} is not a known environment; valid: '
                      f'{", ".join(sorted(_MODULES))}')
   return importlib.import_module(_MODULES[name])
 
 
-def validate_config(env_config):
-  """Raises ValueError naming the offending key; creates no environment."""
-  _module(env_config).validate_config(env_config)
+def keys(name: str) -> Dict[str, Key]:
+  """The `env` section's keys for environment `name`."""
+  return {**COMMON_KEYS, **_module(name).KEYS}
+
+
+def validate_config(env_config) -> None:
+  """What the keys' own checks cannot see (a game ale-py knows, a factory that imports);
+  raises ValueError naming the key. Creates no environment."""
+  _module(env_config.name).validate_config(env_config)
 
 
 def make_environment(env_config, seed: int):
-  return _module(env_config).make_environment(env_config, seed)
+  env = _module(env_config.name).make_environment(env_config, seed)
+  if env_config.frame_stack > 1:
+    env = frame_stack.FrameStack(env, env_config.frame_stack)
+  return env
 
 
-class EnvironmentInfo:
-  """What the learner needs to know of an environment without stepping it."""
+def acting_config(env_config, learner_stacks_frames: bool) -> ml_collections.ConfigDict:
+  """What actors step: `env_config`, with `frame_stack` 1 if the learner stacks."""
+  if not learner_stacks_frames:
+    return env_config
+  single = ml_collections.ConfigDict(env_config.to_dict())
+  single.frame_stack = 1
+  return single
 
-  def __init__(self, env_config):
-    env = make_environment(env_config, seed=0)
-    try:
-      spec = env.observation_spec()
-      self.observation_shape = tuple(spec.shape)
-      self.observation_dtype = np.dtype(spec.dtype)
-      self.num_actions = int(env.action_spec().num_values)
-      self.frames_per_step = int(env.frames_per_step)
-    finally:
-      close = getattr(env, 'close', None)
-      if close:
-        close()
+
+def read_spec(env_config) -> base.EnvironmentSpec:
+  """The spec of the environment `env_config` makes (builds one, then closes it)."""
+  env = make_environment(env_config, seed=0)
+  try:
+    spec = env.observation_spec()
+    return base.EnvironmentSpec(
+        observation_shape=tuple(spec.shape), observation_dtype=np.dtype(spec.dtype),
+        num_actions=int(env.action_spec().num_values),
+        frames_per_step=int(env.frames_per_step))
+  finally:
+    close = getattr(env, 'close', None)
+    if close:
+      close()

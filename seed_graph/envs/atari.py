@@ -1,13 +1,34 @@
-"""Atari 2600 through ale-py and gymnasium, with the standard SEED RL / Dopamine protocol:
-sticky actions, frame skip with max-pooling of the last two frames, 84x84 grayscale,
-random no-op starts, the full action set and a cap on episode length in frames; optionally
-the last `frame_stack` observations stacked (`[84, 84, k]`)."""
+"""Atari 2600 through ale-py and gymnasium. The defaults are SEED RL's (and Dopamine's)
+protocol: sticky actions, frame skip with max-pooling of the last two frames, 84x84
+grayscale, random no-op starts, the full action set and a cap on episode length in
+frames."""
 
 import gymnasium
 from gymnasium.wrappers import AtariPreprocessing
 
-from seed_graph.envs import frame_stack
+from seed_graph.config_schema import Key
+from seed_graph.config_schema import in_range
+from seed_graph.config_schema import non_negative
+from seed_graph.config_schema import positive
 from seed_graph.envs import gym_adapter
+
+KEYS = {
+    'game': Key('Pong', "Any ALE game name, e.g. 'Breakout'.", fixed=True),
+    'sticky_action_probability': Key(0.25, 'Chance the previous action repeats instead '
+                                     'of the chosen one.', in_range(0.0, 1.0)),
+    'frame_skip': Key(4, 'Frames per agent step (the last two max-pooled).', positive,
+                      fixed=True),
+    'screen_size': Key(84, 'Observations are screen_size x screen_size grayscale.',
+                       positive, fixed=True),
+    'noop_max': Key(30, 'Up to this many no-ops at the start of an episode.',
+                    non_negative),
+    'full_action_space': Key(True, 'All 18 actions, whatever the game; False: the '
+                             "game's own (minimal) set.", fixed=True),
+    'max_episode_frames': Key(108_000, 'Episodes are cut (truncated) after this many '
+                              'frames: 30 minutes of play at 60 Hz.', positive),
+    'envpool_threads': Key(1, "EnvPool threads per actor env group (env.backend="
+                           "'envpool').", positive),
+}
 
 
 def _register():
@@ -26,14 +47,6 @@ def validate_config(env_config):
   if env_config.game not in games():
     raise ValueError(f'env.game={env_config.game!r} is not an Atari game known to ale-py; '
                      f'valid: {", ".join(games())}')
-  for key in ('frame_skip', 'screen_size', 'max_episode_frames', 'frame_stack'):
-    if env_config.get(key, 1) <= 0:
-      raise ValueError(f'env.{key} must be positive, got {env_config[key]}')
-  if not 0.0 <= env_config.sticky_action_probability <= 1.0:
-    raise ValueError('env.sticky_action_probability must be in [0, 1], got '
-                     f'{env_config.sticky_action_probability}')
-  if env_config.noop_max < 0:
-    raise ValueError(f'env.noop_max must be >= 0, got {env_config.noop_max}')
 
 
 def make_environment(env_config, seed: int):
@@ -49,6 +62,4 @@ def make_environment(env_config, seed: int):
   env = AtariPreprocessing(
       raw, noop_max=env_config.noop_max, frame_skip=env_config.frame_skip,
       screen_size=env_config.screen_size, grayscale_obs=True, terminal_on_life_loss=False)
-  env = gym_adapter.GymnasiumEnv(env, seed, frames_per_step=env_config.frame_skip)
-  stack = env_config.get('frame_stack', 1)  # Absent from configs older than the key.
-  return frame_stack.FrameStack(env, stack) if stack > 1 else env
+  return gym_adapter.GymnasiumEnv(env, seed, frames_per_step=env_config.frame_skip)

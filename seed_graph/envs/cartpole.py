@@ -5,6 +5,9 @@ import gymnasium
 from seed_graph.envs import gym_adapter
 
 
+KEYS = {}  # CartPole-v1 has no settings.
+
+
 def validate_config(env_config):
   del env_config  # CartPole has no settings.
 

@@ -13,8 +13,15 @@ import importlib
 import dm_env
 import gymnasium
 
+from seed_graph.config_schema import Key
 from seed_graph.envs import contract
 from seed_graph.envs import gym_adapter
+
+KEYS = {
+    'factory': Key('', "Your environment's factory as 'package.module:function', "
+                   'importable from the directory you launch in.', fixed=True),
+    'kwargs': Key({}, 'Keyword arguments of the factory, beside seed=.', fixed=True),
+}
 
 
 def _factory(env_config):
@@ -34,15 +41,10 @@ def _factory(env_config):
 
 
 def _kwargs(env_config) -> dict:
-  kwargs = env_config.get('kwargs')
-  return dict(kwargs) if kwargs is not None else {}
+  return dict(env_config.kwargs)
 
 
 def validate_config(env_config):
-  unknown = set(env_config.keys()) - {'name', 'factory', 'kwargs'}
-  if unknown:
-    raise ValueError(f'env.{sorted(unknown)[0]}: unknown key for a custom environment '
-                     '(known: factory, kwargs)')
   _factory(env_config)
 
 

@@ -12,7 +12,7 @@ clips rewards itself.
 
 EnvPool resets a finished environment on the step after its last one, ignoring that
 step's action. Here a finished environment is reset at once (`reset` of just those ids)
-so each row keeps `seed_graph.env_batches`' contract: the last reward, `done`, and the
+so each row keeps `seed_graph.envs.backends`' contract: the last reward, `done`, and the
 next episode's first observation, with no step lost or added.
 """
 
@@ -40,9 +40,6 @@ def validate_config(env_config):
     games = sorted(k[:-3] for k in known if k.endswith('-v5'))
     raise ValueError(f'env.game={env_config.game!r} is not an Atari game EnvPool knows '
                      f'(env.backend=envpool); valid: {", ".join(games)}')
-  if env_config.get('envpool_threads', 1) <= 0:
-    raise ValueError(f'env.envpool_threads must be positive, got '
-                     f'{env_config.envpool_threads}')
   if env_config.max_episode_frames % env_config.frame_skip:
     raise ValueError('env.backend=envpool caps episodes in agent steps: '
                      f'env.max_episode_frames={env_config.max_episode_frames} must be a '
@@ -52,10 +49,10 @@ def validate_config(env_config):
 def _make_pool(env_config, seed: int, num_envs: int):
   return _envpool().make(
       task_id(env_config), env_type='gymnasium', num_envs=num_envs, seed=seed,
-      num_threads=min(num_envs, env_config.get('envpool_threads', 1)),
+      num_threads=min(num_envs, env_config.envpool_threads),
       frame_skip=env_config.frame_skip,
       img_height=env_config.screen_size, img_width=env_config.screen_size,
-      gray_scale=True, stack_num=env_config.get('frame_stack', 1),
+      gray_scale=True, stack_num=env_config.frame_stack,
       noop_max=env_config.noop_max,
       repeat_action_probability=env_config.sticky_action_probability,
       full_action_space=env_config.full_action_space,
@@ -73,7 +70,7 @@ class EnvPoolAtari:
                                                  g.stop - g.start) for g in groups}
     pool = next(iter(self._pools.values()))
     stack, height, width = pool.observation_space.shape
-    self._stacked = env_config.get('frame_stack', 1) > 1
+    self._stacked = env_config.frame_stack > 1
     self.observation_shape = (height, width, stack) if self._stacked else (height, width)
     self.observation_dtype = np.dtype(pool.observation_space.dtype)
     self.num_actions = int(pool.action_space.n)

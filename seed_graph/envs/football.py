@@ -4,13 +4,8 @@ gfootball is optional: it is installed by `scripts/install_football.sh` (it need
 compiled engine), so this module imports it only inside `FootballEnv.__init__`; importing
 this module, `SCENARIOS` and `validate_config` work without it.
 
-Config (an ml_collections ConfigDict, usually `config.env`):
-  name:           'football'
-  scenario:       a name from `SCENARIOS`, e.g. 'academy_empty_goal_close'
-  representation: 'simple115v2' (float32 [115]) or 'extracted' (SMM, uint8 [72, 96, 4])
-  rewards:        'scoring' or 'scoring,checkpoints'
-  stacked:        bool; stacks the last 4 SMM frames (uint8 [72, 96, 16]). Stacking only
-                  applies to 'extracted'; a simple115v2 observation is always [115].
+Its keys are `KEYS`; stacking SMM frames is `env.frame_stack` (4: uint8 [72, 96, 16],
+as SEED RL's Football agents see it), done for every environment alike.
 """
 
 import importlib.util
@@ -22,6 +17,8 @@ from typing import Any, Tuple
 import dm_env
 from dm_env import specs
 import numpy as np
+
+from seed_graph.config_schema import Key
 
 # The top-level scenario modules of gfootball 2.10.2 (gfootball/scenarios/*.py).
 _SCENARIOS_2_10_2 = (
@@ -50,7 +47,6 @@ REPRESENTATIONS = ('extracted', 'simple115v2')
 REWARDS = ('scoring', 'scoring,checkpoints')
 NUM_ACTIONS = 19  # gfootball's default action set.
 SMM_SHAPE = (72, 96)  # (height, width) of the super mini map.
-STACK = 4
 
 
 def _installed_scenarios() -> Tuple[str, ...]:
@@ -75,33 +71,29 @@ def _installed_scenarios() -> Tuple[str, ...]:
 SCENARIOS: Tuple[str, ...] = _installed_scenarios() or _SCENARIOS_2_10_2
 
 
-def _get(env_config: Any, key: str) -> Any:
-  try:
-    return env_config[key]
-  except (KeyError, AttributeError) as e:
-    raise ValueError(f'env.{key} is missing from the Football config') from e
+def _one_of(choices, what):
+  def check(value):
+    return None if value in choices else (
+        f'{value!r} is not {what}; valid: {", ".join(repr(c) for c in choices)}')
+  return check
+
+
+KEYS = {
+    'scenario': Key('11_vs_11_easy_stochastic', "A gfootball scenario, e.g. "
+                    "'academy_empty_goal_close'.",
+                    _one_of(SCENARIOS, 'a Football scenario'), fixed=True),
+    'representation': Key('extracted', "'extracted' (the super mini-map, uint8 "
+                          "[72, 96, 4]) or 'simple115v2' (float32 [115]).",
+                          _one_of(REPRESENTATIONS, 'a supported representation'),
+                          fixed=True),
+    'rewards': Key('scoring', "'scoring' (+1 a goal) or 'scoring,checkpoints'.",
+                   _one_of(REWARDS, 'a supported reward')),
+}
 
 
 def validate_config(env_config: Any) -> None:
-  """Raises ValueError, naming the config key, if `env_config` is not a valid Football config."""
-  name = env_config.get('name', 'football') if hasattr(env_config, 'get') else 'football'
-  if name != 'football':
-    raise ValueError(f'env.name={name!r} is not a Football config (expected \'football\')')
-  scenario = _get(env_config, 'scenario')
-  if scenario not in SCENARIOS:
-    raise ValueError(f'env.scenario={scenario!r} is not a Football scenario; '
-                     f'valid: {", ".join(SCENARIOS)}')
-  representation = _get(env_config, 'representation')
-  if representation not in REPRESENTATIONS:
-    raise ValueError(f'env.representation={representation!r} is not supported; '
-                     f'valid: {", ".join(REPRESENTATIONS)}')
-  rewards = _get(env_config, 'rewards')
-  if rewards not in REWARDS:
-    raise ValueError(f'env.rewards={rewards!r} is not supported; '
-                     f'valid: {", ".join(repr(r) for r in REWARDS)}')
-  stacked = _get(env_config, 'stacked')
-  if not isinstance(stacked, (bool, np.bool_)):
-    raise ValueError(f'env.stacked={stacked!r} must be a bool')
+  """Everything is in the keys' own checks."""
+  del env_config
 
 
 def _import_gfootball():
@@ -125,11 +117,9 @@ class FootballEnv(dm_env.Environment):
   frames_per_step = 1
 
   def __init__(self, env_config: Any, seed: int):
-    validate_config(env_config)
     football_env = _import_gfootball()
     self._scenario = env_config.scenario
     self._representation = env_config.representation
-    self._stacked = bool(env_config.stacked) and self._representation == 'extracted'
     # The engine's randomness comes from `game_engine_random_seed` in gfootball's config;
     # a new one is drawn from this generator for every episode.
     self._rng = np.random.RandomState(seed % (2**32))
@@ -143,7 +133,7 @@ class FootballEnv(dm_env.Environment):
     if self._representation == 'simple115v2':
       shape, dtype = (115,), np.float32
     else:
-      shape, dtype = SMM_SHAPE + (4 * STACK if self._stacked else 4,), np.uint8
+      shape, dtype = SMM_SHAPE + (4,), np.uint8
     gym_space = self._env.observation_space
     if tuple(gym_space.shape) != shape:
       raise RuntimeError(f'gfootball gave observations of shape {gym_space.shape}, '
@@ -155,7 +145,7 @@ class FootballEnv(dm_env.Environment):
   def _create(self, football_env, env_config):
     return football_env.create_environment(
         env_name=self._scenario,
-        stacked=self._stacked,
+        stacked=False,  # env.frame_stack stacks, as for every environment.
         representation=self._representation,
         rewards=env_config.rewards,
         render=False,

@@ -1,9 +1,13 @@
-"""The last k observations of a dm_env environment, stacked on a new last axis.
+"""The last k observations of a dm_env environment, stacked: what `env.frame_stack`
+does for every environment (V-trace's actors; R2D2 stacks on its learner instead, the
+same way: `seed_graph.algos.r2d2.frame_stack`).
 
-`[H, W]` frames become `[H, W, k]` (channels last, what the convolutional torsos read).
-At the start of an episode the first frame fills every slot, so the agent never sees the
-previous episode's frames. Frame counting (`frames_per_step`) and filming (`frame()`) pass
-through.
+Observations without a channel axis (`[H, W]` frames, `[N]` vectors) get a new last
+axis of size k (`[H, W, k]`, what the convolutional torsos read); images with channels
+(`[H, W, C]`) get theirs concatenated (`[H, W, C * k]`, Football's stacked mini-map), oldest
+first either way. At the start of an episode its first observation fills every slot, so
+the agent never sees the previous episode's. Frame counting (`frames_per_step`) and
+filming (`frame()`) pass through.
 """
 
 import dm_env
@@ -18,10 +22,21 @@ class FrameStack(dm_env.Environment):
     if num_frames < 1:
       raise ValueError(f'frame stack must be at least 1, got {num_frames}')
     self._env = env
+    self._num_frames = num_frames
     self.frames_per_step = getattr(env, 'frames_per_step', 1)
     spec = env.observation_spec()
+    self._channels = len(spec.shape) == 3
+    # Kept as [..., k] (channels: [H, W, C, k]); `_observation` lays it out.
     self._stack = np.zeros(tuple(spec.shape) + (num_frames,), spec.dtype)
-    self._observation_spec = specs.Array(self._stack.shape, spec.dtype, name=spec.name)
+    self._observation_spec = specs.Array(self._observation().shape, spec.dtype,
+                                         name=spec.name)
+
+  def _observation(self) -> np.ndarray:
+    if self._channels:  # [H, W, C, k] -> [H, W, k, C] -> [H, W, k * C]: oldest first.
+      height, width = self._stack.shape[:2]
+      return np.ascontiguousarray(np.moveaxis(self._stack, -1, 2)).reshape(
+          height, width, -1)
+    return self._stack.copy()  # Callers may keep observations while the stack moves on.
 
   def _push(self, timestep: dm_env.TimeStep, first: bool) -> dm_env.TimeStep:
     if first:
@@ -29,8 +44,7 @@ class FrameStack(dm_env.Environment):
     else:
       self._stack[..., :-1] = self._stack[..., 1:]
       self._stack[..., -1] = timestep.observation
-    # A copy: callers may keep observations while the stack moves on.
-    return timestep._replace(observation=self._stack.copy())
+    return timestep._replace(observation=self._observation())
 
   def reset(self) -> dm_env.TimeStep:
     return self._push(self._env.reset(), first=True)

@@ -20,8 +20,8 @@ import grpc
 from launchpad.nodes.python import node as python_node
 import numpy as np
 
-from seed_graph import env_batches
-from seed_graph import env_ids as env_ids_lib
+from seed_graph.envs import backends as env_backends
+from seed_graph import id_ranges
 from seed_graph import launcher_watch
 from seed_graph import program_stop
 from seed_graph.inference import messages
@@ -64,7 +64,7 @@ class Actor:
     # but `max_steps`.
     self._stop_event = stop_event or program_stop.stop_event() or threading.Event()
     self._max_backoff = max_backoff_seconds
-    self._groups = env_ids_lib.env_group_slices(len(env_ids), env_groups)
+    self._groups = id_ranges.env_group_slices(len(env_ids), env_groups)
     self._streams = []  # The current connection's streams ([] when not connected).
     self.steps = 0
     self.reconnects = 0
@@ -79,7 +79,7 @@ class Actor:
 
   def run(self):
     launcher_watch.watch()
-    environments = EnvironmentBatch(self._env_config, self._env_ids, self._seed,
+    environments = ActorEnvironments(self._env_config, self._env_ids, self._seed,
                                     self._is_eval, self._groups)
     backoff, unavailable_since = 0.1, None
     finished = threading.Event()
@@ -160,8 +160,8 @@ def _code(error):
   return error.code() if isinstance(error, grpc.RpcError) else None
 
 
-class EnvironmentBatch:
-  """An actor's environments (`seed_graph.env_batches`, stepped a group at a time) and
+class ActorEnvironments:
+  """An actor's environments (`seed_graph.envs.backends`, stepped a group at a time) and
   what each showed last, as request rows. Each batch draws new run ids."""
 
   def __init__(self, env_config, env_ids: np.ndarray, seed: int, is_eval: bool,
@@ -169,7 +169,7 @@ class EnvironmentBatch:
     self._env_ids = env_ids
     self._is_eval = is_eval
     batch = len(env_ids)
-    self._environments = env_batches.make(env_config, [seed + i for i in range(batch)],
+    self._environments = env_backends.make(env_config, [seed + i for i in range(batch)],
                                           groups or [slice(0, batch)])
     self._observations = np.zeros((batch,) + self._environments.observation_shape,
                                   self._environments.observation_dtype)

@@ -1,13 +1,13 @@
 """The learner-inference process, shared by every algorithm: it owns the inference edge,
 every environment's state, checkpoints, metrics and the run loop, and calls one
-algorithm object (`seed_graph.nodes.algorithm.Algorithm`) for what differs between
+algorithm object (`seed_graph.algos.base.Algorithm`) for what differs between
 V-trace and R2D2.
 
 One inference step (a batcher thread, `infer_batch`): merge the callers' requests,
 start new actor runs afresh, count episodes, ask the algorithm for its policy inputs,
 run the padded policy for every row, hand the training rows to the algorithm, store each
 environment's action and recurrent state, answer every caller. With several inference
-devices (`seed_graph.learner_devices`) one batcher thread serves each, so that many
+devices (`seed_graph.algos.learner_devices`) one batcher thread serves each, so that many
 batches are in flight; only the policy call runs outside the step lock.
 
 The run loop (the node's main thread, `run`): `prepare`, serve, then until stopped or
@@ -23,13 +23,14 @@ from typing import Optional
 from absl import logging
 import tensorflow as tf
 
-from seed_graph import env_ids as env_ids_lib
-from seed_graph import env_states
+from seed_graph import agent_states
 from seed_graph import envs
-from seed_graph import learner_devices
+from seed_graph import id_ranges
 from seed_graph import metrics as metrics_lib
 from seed_graph import program_stop
 from seed_graph import restarts
+from seed_graph.algos import base
+from seed_graph.algos import learner_devices
 from seed_graph.inference import messages
 from seed_graph.inference import server as server_lib
 from seed_graph.inference import transport
@@ -42,9 +43,9 @@ def keepalive_seconds(config) -> float:
 
 
 class Learner:
-  """See the module docstring. `make_algorithm(config, env_info, stop_event, *args,
-  devices=...)` builds the `Algorithm` (its variables too, so a checkpoint restores into
-  them); the shell creates it inside `devices.variable_scope()`."""
+  """See the module docstring. `make_algorithm(config, context, *args)` builds the
+  `Algorithm` (its variables too, so a checkpoint restores into them); the shell creates
+  it inside `devices.variable_scope()`."""
 
   def __init__(self, config, make_algorithm, *algorithm_args,
                inference_port: Optional[int] = None, inference_host: str = '[::]'):
@@ -57,11 +58,15 @@ class Learner:
     self._step_lock = threading.Lock()
     # First: a CPU split must be made before TensorFlow initializes in this process.
     self.devices = learner_devices.make_learner_devices(config.learner)
-    info = envs.EnvironmentInfo(config.env)
-    self._frames_per_step = info.frames_per_step
+    self.env_config = envs.acting_config(config.env, make_algorithm.stacks_frames)
+    spec = envs.read_spec(self.env_config)
+    self._frames_per_step = spec.frames_per_step
+    num_envs = id_ranges.num_envs(config)
+    num_training_envs = id_ranges.num_training_envs(config)
+    context = base.AlgorithmContext(spec, num_envs, num_training_envs, self._stop,
+                                    self.devices)
     with self.devices.variable_scope():
-      self.algorithm = make_algorithm(config, info, self._stop, *algorithm_args,
-                                      devices=self.devices)
+      self.algorithm = make_algorithm(config, context, *algorithm_args)
     example_inputs = self.algorithm.example_policy_inputs()
     self._state_template = example_inputs[4]
 
@@ -80,11 +85,9 @@ class Learner:
       self.restore(self._checkpoints.latest_checkpoint).expect_partial()
       logging.info('Resumed from %s', self._checkpoints.latest_checkpoint)
 
-    num_envs = env_ids_lib.num_envs(config)
-    num_training_envs = env_ids_lib.num_training_envs(config)
-    self._env_states = env_states.EnvironmentStates(
+    self._env_states = agent_states.AgentStates(
         num_envs, [tuple(s.shape[1:]) for s in tf.nest.flatten(self._state_template)])
-    self._episodes = env_states.EpisodeStatistics(
+    self._episodes = agent_states.EpisodeStatistics(
         num_envs, num_training_envs, config.logging.return_window,
         config.logging.eval_return_window)
     # One traced policy per inference device, each reading that device's variables.
@@ -95,7 +98,7 @@ class Learner:
             self._placed_act(device), example_inputs, config.inference.batch_size,
             jit_compile=config.inference.jit_compile))
     self._server = server_lib.InferenceServer(
-        messages.RequestParser(info.observation_shape, info.observation_dtype,
+        messages.RequestParser(spec.observation_shape, spec.observation_dtype,
                                num_training_envs, num_envs, config.inference.batch_size),
         self.infer_batch, config.inference.batch_size, config.inference.timeout_us,
         max_callers=num_envs, num_workers=self.devices.num_inference)

@@ -5,23 +5,29 @@ Seeds: actor i (from 0) uses `seed + 1000 * (i + 1)`, evaluator j uses
 `seed + 1000 * (actors.num + j + 1)`; each environment adds its index within the node.
 """
 
-import launchpad as lp
+from typing import Optional
 
-from seed_graph import env_ids
+import launchpad as lp
+import ml_collections
+
+from seed_graph import id_ranges
 from seed_graph.nodes.actor import ActorNode
 from seed_graph.nodes.evaluator import EvaluatorNode
 
 
-def add_actors_and_evaluators(program: lp.Program, learner, config):
-  """Adds `actors.num` actors and `evaluators.num` evaluators fed by `learner`."""
+def add_actors_and_evaluators(program: lp.Program, learner, config,
+                              env_config: Optional[ml_collections.ConfigDict] = None):
+  """Adds `actors.num` actors and `evaluators.num` evaluators fed by `learner`, on
+  `env_config` (default `config.env`)."""
+  env_config = config.env if env_config is None else env_config
   with program.group('actor'):
     for i in range(config.actors.num):
-      program.add_node(ActorNode(learner, config.env, env_ids.actor_env_ids(config, i),
+      program.add_node(ActorNode(learner, env_config, id_ranges.actor_env_ids(config, i),
                                  seed=config.seed + 1000 * (i + 1),
                                  env_groups=config.actors.env_groups))
 
   with program.group('evaluator'):
     for i in range(config.evaluators.num):
-      program.add_node(EvaluatorNode(learner, config.env,
-                                     env_ids.evaluator_env_ids(config, i),
+      program.add_node(EvaluatorNode(learner, env_config,
+                                     id_ranges.evaluator_env_ids(config, i),
                                      seed=config.seed + 1000 * (config.actors.num + i + 1)))

@@ -5,14 +5,18 @@
 
 import launchpad as lp
 
-from seed_graph import config_checks
+from seed_graph.algos.vtrace import config as vtrace_config
+from seed_graph.algos.vtrace.learning import VTraceLearner
 from seed_graph.nodes.learner_node import LearnerNode
-from seed_graph.nodes.vtrace_learner import VTraceLearner
+from seed_graph.programs import config as program_config
 from seed_graph.programs.acting import add_actors_and_evaluators
+
+ALGORITHM = VTraceLearner
+CONFIG = vtrace_config
 
 
 def make_program(config) -> lp.Program:
-  config_checks.validate_vtrace_config(config)
+  program_config.validate(config, CONFIG, ALGORITHM)
   program = lp.Program('vtrace')
 
   with program.group('learner'):

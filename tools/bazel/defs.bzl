@@ -92,7 +92,7 @@ def seed_py_test(name, srcs, deps = [], data = [], args = [], **kwargs):
     """A py_test running pytest on `srcs` (test_*.py files of this package).
 
     `deps`: what the test files import. `data`: what they use otherwise, e.g. //launch
-    when a test runs `python -m launch.local` in a subprocess.
+    when a test runs `python -m seed_graph.launch.local` in a subprocess.
     """
     deps = deps + ["//tests:conftest"]
     native.py_test(

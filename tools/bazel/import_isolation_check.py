@@ -4,7 +4,7 @@
 modules of that package must import, from runfiles; every other project module must not,
 although the checkout (and, after scripts/setup_env.sh, an editable install of it) is on
 this machine. The same holds in a subprocess started with sys.executable, as tests start
-`python -m launch.local` and Launchpad starts node processes.
+`python -m seed_graph.launch.local` and Launchpad starts node processes.
 """
 
 import importlib

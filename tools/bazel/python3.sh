@@ -5,7 +5,7 @@
 # imports third-party packages from .venv's site-packages and project code only from its
 # runfiles, i.e. only what its deps declare:
 #   * site/sitecustomize.py (put first on PYTHONPATH, so subprocesses such as
-#     `python -m launch.local` and Launchpad's node processes get it too) removes the
+#     `python -m seed_graph.launch.local` and Launchpad's node processes get it too) removes the
 #     editable install's finder, which would otherwise find any seed_graph/launch/configs
 #     module in the checkout whatever the deps say;
 #   * PYTHONNOUSERSITE: no ~/.local site-packages.

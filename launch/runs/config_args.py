@@ -1,0 +1,100 @@
+"""An experiment's config as the launchers take it: a config file plus
+`--config.KEY=VALUE` overrides, and the copy every launch keeps in its logdir.
+
+`load(path, overrides)` runs the file's `get_config()` and applies the overrides with
+the one parser of the project (`seed_graph.config_schema.apply_override`: each value
+parsed as its key's declared type); every launcher (`local`, `placement`, `host`,
+`cluster`, `program_graph`) goes through it. An unknown key, a bad value or a missing
+file is a `ConfigError` of one line naming it.
+
+`write_config`: every launch records its config in `<logdir>/config.json` (an earlier
+launch's moves to `config.previous.json`); `changes_since_last_launch` compares a
+resumed run's config with it: changed keys declared `fixed` (they shape the checkpoint
+or the replay) fail the launch, others are listed. `logdir_config` reads a run's config
+back, completed with keys declared since it was written.
+"""
+
+import json
+import os
+import runpy
+from typing import List, Optional, Sequence, Tuple
+
+import ml_collections
+
+from seed_graph import config_schema
+from seed_graph.config_schema import ConfigError
+from seed_graph.programs import registry
+
+_PREFIX = '--config.'
+
+
+def take_overrides(argv: Sequence[str], overrides: List[str]) -> List[str]:
+  """Appends the `KEY=VALUE` of every `--config.KEY=VALUE` in `argv` to `overrides`;
+  returns the other arguments (for absl's flag parser)."""
+  overrides.extend(a[len(_PREFIX):] for a in argv if a.startswith(_PREFIX))
+  return [a for a in argv if not a.startswith(_PREFIX)]
+
+
+def _first(overrides: Sequence[str], key: str) -> Optional[str]:
+  values = [o.partition('=')[2] for o in overrides if o.partition('=')[0] == key]
+  return values[-1] if values else None
+
+
+def load(path: str, overrides: Sequence[str] = ()) -> ml_collections.ConfigDict:
+  """The config file's `get_config()` with `overrides` applied and checked key by key
+  (the program's joint checks run when it is built)."""
+  if not path:
+    raise ConfigError('--config: no config file given (e.g. --config=configs/'
+                      'cartpole_vtrace.py)')
+  if not os.path.isfile(path):
+    raise ConfigError(f'--config={path}: no such file')
+  get_config = runpy.run_path(path).get('get_config')
+  if not callable(get_config):
+    raise ConfigError(f'--config={path}: the file defines no get_config()')
+  config = get_config()
+  algorithm, env_name = _first(overrides, 'algorithm'), _first(overrides, 'env.name')
+  if algorithm is not None:
+    config.algorithm = algorithm
+  if env_name is not None and env_name != config.env.name:
+    # Another environment: its own keys, at their defaults.
+    config.env = registry.default_config(config.algorithm, env_name).env
+  schema = registry.schema(config)
+  for override in overrides:
+    try:
+      config_schema.apply_override(config, schema, override)
+    except ConfigError as error:
+      raise ConfigError(f'{_PREFIX}{error} (in {path})') from None
+  config_schema.check(config, schema)
+  return config
+
+
+def write_config(config: ml_collections.ConfigDict) -> None:
+  path = os.path.join(config.logdir, 'config.json')
+  if os.path.exists(path):
+    os.replace(path, os.path.join(config.logdir, 'config.previous.json'))
+  with open(path, 'w') as f:
+    f.write(config.to_json(indent=2) + '\n')
+
+
+def changes_since_last_launch(config: ml_collections.ConfigDict
+                              ) -> Tuple[List[str], List[str]]:
+  """(changes a checkpoint cannot take, other changes) against `<logdir>/config.json`,
+  each 'key: old -> new'; both empty for a new logdir."""
+  path = os.path.join(config.logdir, 'config.json')
+  if not os.path.exists(path):
+    return [], []
+  with open(path) as f:
+    old = json.load(f)
+  return config_schema.fixed_changes(old, json.loads(config.to_json()),
+                                     registry.schema(config))
+
+
+def logdir_config(logdir: str) -> ml_collections.ConfigDict:
+  """The config a run in `logdir` was launched with (`config.json`), with every key
+  declared since then at its default."""
+  path = os.path.join(logdir, 'config.json')
+  with open(path) as f:
+    config = ml_collections.ConfigDict(json.load(f))
+  config_schema.complete(config, registry.schema(config))
+  config.logdir = logdir
+  return config

@@ -1,0 +1,79 @@
+"""A program's nodes as commands, one process each, prepared the way Launchpad's own
+local_mp launcher prepares them (`launchpad/launch/local_multi_processing/launch.py`):
+launch context, handle connections, address binding, executables. Launchpad then hands
+the commands to its worker manager, which has no restart policy; `seed_graph.launch.supervision.supervisor`
+runs them instead.
+"""
+
+import dataclasses
+from typing import Callable, Dict, List, Mapping, Optional, Tuple
+
+from absl import flags
+from launchpad import context
+import launchpad as lp
+from launchpad.nodes.python import local_multi_processing
+import ml_collections
+from ml_collections import config_flags
+
+
+@dataclasses.dataclass(frozen=True)
+class NodeCommand:
+  name: str  # '<group>/<index in group>', e.g. 'actor/1'.
+  group: str
+  argv: Tuple[str, ...]
+  env: Dict[str, str]
+
+
+# Launchpad 0.5.2 defect: passing any known flag to node processes (PythonProcess args)
+# looks up a flag `lp_dummy_config` that launchpad never defines (KeyError). Defining
+# it here, unused, makes `stop_grace_resources` work.
+if 'lp_dummy_config' not in flags.FLAGS:
+  config_flags.DEFINE_config_dict('lp_dummy_config', ml_collections.ConfigDict(),
+                                  'Unused; works around a Launchpad 0.5.2 defect.')
+
+
+def stop_grace_resources(program: lp.Program, grace_seconds: int):
+  """local_mp launch configs that give every node `grace_seconds` to stop.
+
+  Launchpad 0.5.2 reads `--lp_termination_notice_secs` in each process's own worker
+  manager (the launcher and every node), so the value must reach the node processes
+  as a command-line argument, not only this process's flags.
+  """
+  return {label: local_multi_processing.PythonProcess(
+              args={'lp_termination_notice_secs': grace_seconds})
+          for label in program.groups}
+
+
+def _bind_locally(program: lp.Program):
+  for node in program.get_all_nodes():
+    node.bind_addresses()  # Launchpad's own: localhost, ports picked now.
+
+
+def program_commands(program: lp.Program,
+                     local_resources: Optional[Mapping[str, object]] = None,
+                     bind_addresses: Callable[[lp.Program], None] = _bind_locally
+                     ) -> List[NodeCommand]:
+  """Commands that run every node of `program` on this machine, with its addresses
+  bound by `bind_addresses` (default: loopback, ports picked now; a multi-host plan binds
+  them to its hosts and ports). A command may be run again after its process died: it
+  starts the same node on the same ports, from the same serialized node file (which
+  lives as long as this process)."""
+  local_resources = local_resources or {}
+  for label, nodes in program.groups.items():
+    for node in nodes:
+      # Launchpad 0.5.2 has no public way to prepare nodes without starting them; this
+      # is the first of the four steps its local_mp launcher takes.
+      node._initialize_context(  # pylint: disable=protected-access
+          context.LaunchType.LOCAL_MULTI_PROCESSING,
+          launch_config=local_resources.get(label))
+  for label, nodes in program.groups.items():
+    for node in nodes:
+      for handle in node.input_handles:
+        handle.connect(node, label)
+  bind_addresses(program)
+  commands = []
+  for label, nodes in program.groups.items():
+    for command in nodes[0].to_executables(nodes, label, nodes[0].launch_context):
+      commands.append(NodeCommand(command.title, label, tuple(command.command_as_list),
+                                  {k: str(v) for k, v in command.env_overrides.items()}))
+  return commands

@@ -1,0 +1,197 @@
+"""Runs a program's node processes on this machine, restarts the ones that crash, and
+stops them in order.
+
+While the program runs:
+- An actor or evaluator that exits is restarted after a back-off. Its environments draw
+  new run ids, so the learner starts them afresh.
+- The learner and the replay node (every group that is not acting) are restarted the
+  same way, at most `max_restarts` times each; the learner resumes from its newest
+  checkpoint, the replay from its own. One more crash stops the program (exit code 1).
+- Back-off: 1 s, doubling for each exit in a row that came within `healthy_seconds` of
+  the node's start, at most 30 s. `max_quick_exits` such exits in a row mean a crash
+  loop (a bug, not a fault): the program stops (exit code 1) naming the node and its log.
+- Restarts are counted per group in `<logdir>/restarts.json` (see
+  `seed_graph.restarts`) and printed as they happen.
+
+The program stops when the learner exits cleanly (it reached `total_environment_frames`
+and called `lp.stop()`, which sends this process SIGTERM), on SIGTERM, or on Ctrl-C.
+Nodes stop in order: actors and evaluators, then the learner (its final checkpoint
+includes the replay, which is still up), then everything else. The steps share
+`grace_seconds`; whatever is left after that is killed. A second Ctrl-C kills at once.
+"""
+
+import collections
+import dataclasses
+import signal
+import time
+from typing import Callable, Dict, List, Optional, Sequence
+
+from seed_graph.launch.supervision import console as console_lib
+from seed_graph.launch.supervision import node_commands
+from seed_graph.launch.supervision import node_process
+from seed_graph import restarts
+
+ACTING_GROUPS = ('actor', 'evaluator')
+LEARNER_GROUP = 'learner'
+
+
+@dataclasses.dataclass(frozen=True)
+class RestartPolicy:
+  max_restarts: int = 3  # Per non-acting node (learner, replay); acting nodes: unlimited.
+  max_quick_exits: int = 5  # In a row, each within `healthy_seconds` of starting.
+  healthy_seconds: float = 60.0
+  first_backoff_seconds: float = 1.0
+  max_backoff_seconds: float = 30.0
+
+  def backoff(self, quick_exits: int) -> float:
+    return min(self.first_backoff_seconds * 2 ** max(quick_exits - 1, 0),
+               self.max_backoff_seconds)
+
+
+@dataclasses.dataclass
+class _NodeState:
+  restarts: int = 0
+  quick_exits: int = 0
+  restart_at: Optional[float] = None
+
+
+class Supervisor:
+  """`Supervisor(commands, log_dir, logdir, grace_seconds).run()` -> exit code."""
+
+  def __init__(self, commands: Sequence[node_commands.NodeCommand], log_dir: str,
+               logdir: str, grace_seconds: float,
+               policy: RestartPolicy = RestartPolicy(),
+               console: Optional[console_lib.Console] = None,
+               stop_condition: Optional[Callable[[], Optional[str]]] = None,
+               host: Optional[str] = None):
+    """`stop_condition()`, if given, is asked every 0.2 s for a reason to stop the
+    program (None: go on); a multi-host agent stops when its learner is done or gone.
+    `host` names the multi-host agent's restart-count file (`seed_graph.restarts`)."""
+    self._stop_condition = stop_condition
+    self._console = console or console_lib.Console()
+    self._nodes = [node_process.NodeProcess(c, log_dir, self._console) for c in commands]
+    self._states: Dict[str, _NodeState] = {n.name: _NodeState() for n in self._nodes}
+    self._logdir = logdir
+    self._host = host
+    # A launcher started again on the same logdir counts on from its file.
+    self._earlier_restarts = restarts.read_counts(restarts.path(logdir, host))
+    self._grace = grace_seconds
+    self._policy = policy
+    self._stop_reason: Optional[str] = None
+    self._failure: Optional[str] = None
+    self._kill_now = False
+
+  def run(self) -> int:
+    previous = {signal.SIGINT: signal.signal(signal.SIGINT, self._on_interrupt),
+                signal.SIGTERM: signal.signal(signal.SIGTERM, self._on_terminate)}
+    try:
+      for node in self._nodes:
+        node.start()
+      while self._stop_reason is None:
+        self._check_nodes()
+        if self._stop_condition and self._stop_reason is None:
+          reason = self._stop_condition()
+          if reason:
+            self._request_stop(reason)
+        time.sleep(0.2)
+      self._say(f'stopping: {self._stop_reason}')
+      self._stop_in_order()
+    finally:
+      for node in self._nodes:
+        node.kill()
+      for node in self._nodes:
+        node.finish_output()
+      for signum, handler in previous.items():
+        signal.signal(signum, handler)
+    if self._failure:
+      self._say(f'FAILED: {self._failure}')
+      return 1
+    return 0
+
+  def _on_interrupt(self, *_):
+    if self._stop_reason is not None:
+      self._say('second Ctrl-C: killing every node now')
+      self._kill_now = True
+    else:
+      self._request_stop(f'Ctrl-C (again to kill at once; nodes get {self._grace:g} s)')
+
+  def _on_terminate(self, *_):
+    self._request_stop('SIGTERM (stop requested)')
+
+  def _request_stop(self, reason: str, failure: Optional[str] = None):
+    if self._stop_reason is None:
+      self._stop_reason = reason
+      self._failure = failure
+
+  def _check_nodes(self):
+    now = time.time()
+    for node in self._nodes:
+      state = self._states[node.name]
+      if state.restart_at is not None:
+        if now >= state.restart_at:
+          state.restart_at = None
+          node.start()
+        continue
+      code = node.exit_code()
+      if code is not None:
+        self._on_exit(node, state, code)
+        if self._stop_reason is not None:
+          return
+
+  def _on_exit(self, node: node_process.NodeProcess, state: _NodeState, code: int):
+    group = node.command.group
+    if group == LEARNER_GROUP and code == 0:
+      self._request_stop('the learner finished')
+      return
+    state.quick_exits = state.quick_exits + 1 if (
+        node.uptime() < self._policy.healthy_seconds) else 0
+    what = f'{node.name} exited ({_describe(code)})'
+    if state.quick_exits >= self._policy.max_quick_exits:
+      self._request_stop('crash loop', failure=(
+          f'{what}, {state.quick_exits} times in a row within '
+          f'{self._policy.healthy_seconds:g} s of starting; see {node.log_path}'))
+      return
+    if group not in ACTING_GROUPS and state.restarts >= self._policy.max_restarts:
+      self._request_stop('restarts exhausted', failure=(
+          f'{what} after {state.restarts} restarts (--max_restarts='
+          f'{self._policy.max_restarts}); see {node.log_path}'))
+      return
+    delay = self._policy.backoff(state.quick_exits)
+    state.restarts += 1
+    state.restart_at = time.time() + delay
+    counts = collections.Counter(self._earlier_restarts)
+    for other in self._nodes:
+      counts[other.command.group] += self._states[other.name].restarts
+    restarts.write(self._logdir, {g: n for g, n in counts.items() if n}, self._host)
+    self._say(f'{what}; restarting it in {delay:g} s (restart {state.restarts} of this node)')
+
+  def _stop_in_order(self):
+    deadline = time.time() + self._grace
+    for step in self._stop_steps():
+      for node in step:
+        node.terminate()
+      while (any(node.running() for node in step) and time.time() < deadline
+             and not self._kill_now):
+        time.sleep(0.1)
+    left = [node.name for node in self._nodes if node.running()]
+    if left:
+      self._say(f'killing nodes that did not stop within {self._grace:g} s: {left}')
+
+  def _say(self, message: str):
+    self._console.line(f'[launcher] {message}')
+
+  def _stop_steps(self) -> List[List[node_process.NodeProcess]]:
+    acting = [n for n in self._nodes if n.command.group in ACTING_GROUPS]
+    learner = [n for n in self._nodes if n.command.group == LEARNER_GROUP]
+    rest = [n for n in self._nodes if n not in acting and n not in learner]
+    return [acting, learner, rest]
+
+
+def _describe(code: int) -> str:
+  if code < 0:
+    try:
+      return f'killed by {signal.Signals(-code).name}'
+    except ValueError:
+      return f'killed by signal {-code}'
+  return f'exit code {code}'
+

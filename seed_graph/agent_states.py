@@ -1,0 +1,95 @@
+"""Per-environment state kept by the learner for every environment of every actor:
+the actor run it belongs to, its previous action and recurrent state, and the
+statistics of its episodes.
+
+Everything is a preallocated NumPy array indexed by environment id, and every method
+works on a whole inference batch at once (fancy indexing, no per-environment Python).
+
+Conventions (SEED RL's): the message for a step carries the observation an environment
+now shows, plus the reward and `done` of the transition that led to it. When `done` is
+set, the observation is the first of the next episode (actors reset automatically).
+A step whose run id differs from the one stored starts the environment afresh: its
+reward and `done` belong to the previous run and are not counted.
+"""
+
+import collections
+import threading
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+
+class AgentStates:
+  """Run ids, previous actions and recurrent states, indexed by environment id."""
+
+  def __init__(self, num_envs: int, core_state_shapes: Sequence[Tuple[int, ...]]):
+    self.run_ids = np.zeros(num_envs, np.int64)  # 0: never seen (actors send non-zero).
+    self.prev_actions = np.zeros(num_envs, np.int32)
+    self.core_states = [np.zeros((num_envs,) + tuple(s), np.float32)
+                        for s in core_state_shapes]
+
+  def begin_step(self, env_ids: np.ndarray, run_ids: np.ndarray) -> np.ndarray:
+    """Resets the environments whose run id changed; returns that per-row mask."""
+    new_run = self.run_ids[env_ids] != run_ids
+    reset_ids = env_ids[new_run]
+    if reset_ids.size:
+      self.prev_actions[reset_ids] = 0
+      for state in self.core_states:
+        state[reset_ids] = 0
+      self.run_ids[reset_ids] = run_ids[new_run]
+    return new_run
+
+  def num_seen(self) -> int:
+    """Environments that have stepped at least once."""
+    return int(np.count_nonzero(self.run_ids))
+
+  def gather_core_states(self, env_ids) -> List[np.ndarray]:
+    return [state[env_ids] for state in self.core_states]
+
+  def end_step(self, env_ids, actions, new_core_states):
+    self.prev_actions[env_ids] = actions
+    for state, new in zip(self.core_states, new_core_states):
+      state[env_ids] = new
+
+
+class EpisodeStatistics:
+  """Episode returns of training and evaluation environments (ids below
+  `num_training_envs` train), with the mean over the last `window` training episodes and
+  the last `eval_window` evaluation episodes (`window` if not given). Thread-safe: the
+  inference thread updates, the control edge reads."""
+
+  def __init__(self, num_envs: int, num_training_envs: int, window: int,
+               eval_window: Optional[int] = None):
+    self._num_training_envs = num_training_envs
+    self._returns = np.zeros(num_envs, np.float64)
+    self._windows = {'train': collections.deque(maxlen=window),
+                     'eval': collections.deque(maxlen=eval_window or window)}
+    self._episodes = {'train': 0, 'eval': 0}
+    self._lock = threading.Lock()
+
+  def update(self, env_ids, rewards, dones, new_run) -> Tuple[np.ndarray, np.ndarray]:
+    """Adds one step per row; returns (env ids, returns) of the episodes it ended."""
+    if new_run.any():
+      self._returns[env_ids[new_run]] = 0
+    continuing = ~new_run
+    self._returns[env_ids[continuing]] += rewards[continuing]
+    finished_ids = env_ids[continuing & dones]
+    finished_returns = self._returns[finished_ids].copy()
+    self._returns[finished_ids] = 0
+    if finished_ids.size:
+      with self._lock:
+        for value, env_id in zip(finished_returns.tolist(), finished_ids.tolist()):
+          kind = 'train' if env_id < self._num_training_envs else 'eval'
+          self._windows[kind].append(value)
+          self._episodes[kind] += 1
+    return finished_ids, finished_returns
+
+  def snapshot(self) -> dict:
+    """`episode_return` and `eval_episode_return` (window means, None before the first
+    episode), `train_episodes` and `eval_episodes` (counts since the learner started)."""
+    with self._lock:
+      mean = lambda values: float(np.mean(values)) if values else None
+      return {'episode_return': mean(self._windows['train']),
+              'eval_episode_return': mean(self._windows['eval']),
+              'train_episodes': self._episodes['train'],
+              'eval_episodes': self._episodes['eval']}

@@ -1,0 +1,53 @@
+"""R2D2's replay: one prioritized Reverb table and its checkpointer.
+
+The program builds the replay node (`seed_graph.nodes.replay`) from `make_replay_tables`
+and `make_replay_checkpointer`; the R2D2 learner alone writes sequences into the table
+and samples from it. Its checkpoints go to `<logdir>/replay`.
+"""
+
+import os
+from typing import List
+
+import reverb
+
+from seed_graph.algos import base
+from seed_graph.algos.r2d2 import networks
+from seed_graph.algos.r2d2 import sequences as sequences_lib
+
+TABLE = 'replay'
+
+
+def sequence_layout(config) -> sequences_lib.SequenceLayout:
+  return sequences_lib.SequenceLayout(config.learner.burn_in, config.learner.unroll_length,
+                                      config.env.frame_stack)
+
+
+def replay_signature(config, spec: base.EnvironmentSpec):
+  """The replay table's signature (builds the network once)."""
+  network = networks.make_q_network(config.network, spec.num_actions)
+  state_size = sum(networks.state_sizes(network))
+  return sequences_lib.table_signature(sequence_layout(config), spec.observation_shape,
+                                       spec.observation_dtype, state_size)
+
+
+def make_replay_tables(config, spec: base.EnvironmentSpec) -> List[reverb.Table]:
+  """The replay node's tables, from `config.replay` (runs in the replay process)."""
+  replay = config.replay
+  return [reverb.Table(
+      name=TABLE,
+      sampler=reverb.selectors.Prioritized(replay.priority_exponent),
+      remover=reverb.selectors.Fifo(),
+      max_size=replay.capacity,
+      rate_limiter=reverb.rate_limiters.SampleToInsertRatio(
+          samples_per_insert=replay.samples_per_insert,
+          min_size_to_sample=replay.min_size_to_sample,
+          error_buffer=float(replay.error_buffer)),
+      signature=replay_signature(config, spec))]
+
+
+def replay_checkpoint_dir(logdir: str) -> str:
+  return os.path.join(logdir, 'replay')
+
+
+def make_replay_checkpointer(logdir: str) -> reverb.checkpointers.DefaultCheckpointer:
+  return reverb.checkpointers.DefaultCheckpointer(replay_checkpoint_dir(logdir))

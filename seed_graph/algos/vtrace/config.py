@@ -1,0 +1,72 @@
+"""V-trace's config keys (the `network` and `learner` sections) and their joint checks.
+
+Defaults are SEED RL's V-trace settings for Atari where it has one (IMPALA's loss
+weights, Adam at 0.00048 decayed linearly, gradient clipping at 40, rewards clipped to
+[-1, 1]); presets in `configs/` set what differs.
+"""
+
+import numpy as np
+
+from seed_graph.algos import base
+from seed_graph.algos import learner_devices
+from seed_graph.algos import networks
+from seed_graph.config_schema import ConfigError
+from seed_graph.config_schema import Key
+from seed_graph.config_schema import in_range
+from seed_graph.config_schema import non_negative
+from seed_graph.config_schema import one_of
+from seed_graph.config_schema import positive
+
+REWARD_CLIPPING_MODES = ('none', 'abs_one', 'soft_asymmetric')
+
+LEARNER_KEYS = {
+    'batch_size': Key(32, 'Unrolls per training step.', positive),
+    **learner_devices.DEVICE_KEYS,
+    'unroll_length': Key(100, 'Agent steps per unroll (an unroll holds one more: the '
+                         "next one's first).", positive, fixed=True),
+    'queue_capacity': Key(64, 'Unrolls waiting for training; a full queue blocks '
+                          'inference (back-pressure).', positive),
+    'queue_max_bytes': Key(2 << 30, 'Refuse configs whose full queue would take more '
+                           'bytes than this.', positive),
+    'learning_rate': Key(0.00048, 'Adam step size.', positive),
+    'learning_rate_decay': Key(True, 'Decay the step size linearly to 0 at '
+                               'total_environment_frames.'),
+    'adam_beta1': Key(0.9, "Adam's first-moment decay.", in_range(0.0, 1.0)),
+    'adam_beta2': Key(0.999, "Adam's second-moment decay.", in_range(0.0, 1.0)),
+    'adam_epsilon': Key(1e-7, "Adam's denominator epsilon (losses are means, so "
+                        'gradients are small: 1e-3 would shrink steps ~10x).', positive),
+    'discount': Key(0.99, 'Per agent step.', in_range(0.0, 1.0)),
+    'baseline_cost': Key(0.5, 'Weight of 0.5 * squared V-trace value error.',
+                         non_negative),
+    'entropy_cost': Key(0.01, 'Weight of the entropy bonus.', non_negative),
+    'lambda_': Key(1.0, 'V-trace lambda.', in_range(0.0, 1.0)),
+    'reward_clipping': Key('abs_one', "'none', 'abs_one' (to [-1, 1]) or "
+                           "'soft_asymmetric' (SEED's tanh form).",
+                           one_of(*REWARD_CLIPPING_MODES)),
+    'reward_scale': Key(1.0, 'Multiplies rewards after clipping; values and advantages '
+                        'are learned in these units.', positive),
+    'gradient_clip_norm': Key(40.0, 'Global-norm gradient clipping (0 disables).',
+                              non_negative),
+    'clip_rho_threshold': Key(1.0, 'V-trace rho-bar.', non_negative),
+    'clip_pg_rho_threshold': Key(1.0, 'rho-bar of the policy-gradient advantages.',
+                                 non_negative),
+}
+
+SCHEMA = {'network': networks.NETWORK_KEYS, 'learner': LEARNER_KEYS}
+
+
+def check(config, spec: base.EnvironmentSpec) -> None:
+  """What single keys cannot say: the queue against the batch and the memory bound."""
+  learner = config.learner
+  if learner.queue_capacity < learner.batch_size:
+    raise ConfigError(f'learner.queue_capacity: {learner.queue_capacity} unrolls cannot '
+                      f'hold one training batch of {learner.batch_size}')
+  step_bytes = (int(np.prod(spec.observation_shape)) * spec.observation_dtype.itemsize
+                + 4 * (spec.num_actions + 4))
+  queue_bytes = learner.queue_capacity * (learner.unroll_length + 1) * step_bytes
+  if queue_bytes > learner.queue_max_bytes:
+    raise ConfigError(
+        f'learner.unroll_length: {learner.queue_capacity} queued unrolls of '
+        f'{learner.unroll_length + 1} steps take {queue_bytes / 2**30:.2f} GiB, more than '
+        f'learner.queue_max_bytes ({learner.queue_max_bytes / 2**30:.2f} GiB); shorten the '
+        'unroll or the queue')

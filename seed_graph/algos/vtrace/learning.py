@@ -1,0 +1,163 @@
+"""V-trace (IMPALA) as the learner shell's algorithm: an actor-critic agent that samples
+from its policy for training environments and acts greedily (or with
+`evaluators.epsilon`) for evaluation ones; training environments' steps are cut into
+unrolls (`unrolls.py`), queued, and trained on in batches with the V-trace loss
+(`loss.py`).
+
+The unroll queue is bounded (`learner.queue_capacity`): when training falls behind,
+recording blocks, so inference and every actor wait rather than drop data.
+"""
+
+import queue
+
+import tensorflow as tf
+
+from seed_graph.algos import base
+from seed_graph.algos.vtrace import loss
+from seed_graph.algos.vtrace import networks
+from seed_graph.algos.vtrace import unrolls as unrolls_lib
+
+
+class VTraceLearner(base.Algorithm):
+  """See the module docstring; `VTraceLearner(config, context)`."""
+
+  def __init__(self, config, context: base.AlgorithmContext):
+    self._config = config
+    self._devices = context.devices
+    self._stop = context.stop_event
+    info = context.spec
+    self._num_actions = info.num_actions
+    learner = config.learner
+    self.agent = networks.make_agent(config.network, info.observation_shape,
+                                     info.num_actions)
+    frames_per_learner_step = (learner.batch_size * learner.unroll_length *
+                               info.frames_per_step)
+    final_step = max(1, config.total_environment_frames // frames_per_learner_step)
+    learning_rate = learner.learning_rate
+    if learner.learning_rate_decay:
+      learning_rate = tf.keras.optimizers.schedules.PolynomialDecay(
+          learner.learning_rate, final_step, end_learning_rate=0.0)
+    self._optimizer = tf.keras.optimizers.Adam(
+        learning_rate, beta_1=learner.adam_beta1, beta_2=learner.adam_beta2,
+        epsilon=learner.adam_epsilon)
+
+    zeros = lambda shape, dtype: tf.zeros((1,) + tuple(shape), dtype)
+    self._state_template = self.agent.initial_state(1)
+    self._example_inputs = (zeros((), tf.int32), zeros((), tf.float32), zeros((), tf.bool),
+                            zeros(info.observation_shape, info.observation_dtype),
+                            self._state_template, zeros((), tf.bool))
+    self.agent.step(*self._example_inputs[:5])  # Creates the variables.
+    self._unroll_builder = unrolls_lib.UnrollBuilder(
+        context.num_envs, learner.unroll_length, info.observation_shape,
+        info.observation_dtype, info.num_actions,
+        [tuple(s.shape[1:]) for s in tf.nest.flatten(self._state_template)])
+    self.unroll_queue = queue.Queue(maxsize=learner.queue_capacity)
+    self._pending = []
+    self._train_fn = tf.function(self._train_step)
+
+  # ---- Inference ------------------------------------------------------------------
+
+  def example_policy_inputs(self):
+    return self._example_inputs
+
+  def act(self, prev_actions, rewards, dones, observations, core_state, is_eval):
+    outputs, new_state = self.agent.step(prev_actions, rewards, dones, observations,
+                                         core_state)
+    logits = outputs.policy_logits
+    batch = tf.shape(logits)[0]
+    sampled = tf.random.categorical(logits, 1, dtype=tf.int32)[:, 0]
+    greedy = tf.argmax(logits, axis=-1, output_type=tf.int32)
+    explore = tf.random.uniform([batch]) < self._config.evaluators.epsilon
+    random_actions = tf.random.uniform([batch], 0, self._num_actions, dtype=tf.int32)
+    eval_actions = tf.where(explore, random_actions, greedy)
+    return tf.where(is_eval, eval_actions, sampled), logits, new_state
+
+  def checkpoint_items(self):
+    return {'agent': self.agent, 'optimizer': self._optimizer}
+
+  def reset(self, env_ids):
+    self._unroll_builder.reset(env_ids)
+
+  def policy_inputs(self, step, new_run):
+    return step.observations, step.is_eval
+
+  def record(self, step, training, prev_actions, actions, logits, states_before):
+    unrolls = self._unroll_builder.record(step.env_ids[training], {
+        'prev_actions': prev_actions[training], 'rewards': step.rewards[training],
+        'dones': step.dones[training], 'truncations': step.truncations[training],
+        'observations': step.observations[training],
+        'actions': actions[training], 'behaviour_logits': logits[training],
+    }, [s[training] for s in states_before])
+    for unroll in unrolls:
+      self._enqueue(unroll)
+
+  def _enqueue(self, unroll):
+    # Blocking put: when training falls behind, inference (and so every actor) waits.
+    while not self._stop.is_set():
+      try:
+        self.unroll_queue.put(unroll, timeout=0.5)
+        return
+      except queue.Full:
+        continue
+
+  # ---- Training -------------------------------------------------------------------
+
+  def next_batch(self):
+    while len(self._pending) < self._config.learner.batch_size:
+      try:
+        self._pending.append(self.unroll_queue.get(timeout=0.5))
+      except queue.Empty:
+        return None
+    batch, self._pending = self._pending, []
+    return batch
+
+  def stack(self, unrolls):
+    """Unrolls as time-major training inputs: (steps, initial core state)."""
+    steps, states = unrolls_lib.stack_unrolls(unrolls)
+    return steps, tf.nest.pack_sequence_as(self._state_template, states)
+
+  def unroll(self, steps, initial_state):
+    """The agent's outputs over stacked steps, as training computes them."""
+    return self._unroll_with_state(steps, initial_state)[0]
+
+  def _unroll_with_state(self, steps, initial_state):
+    return self.agent.unroll(steps['prev_actions'], steps['rewards'], steps['dones'],
+                             steps['observations'], initial_state)
+
+  def train(self, batch):
+    # Time-major steps split along the batch axis 1, initial states along 0.
+    shards = self._devices.distribute(self.stack(batch), batch_axes=(1, 0))
+    terms = self._train_fn(shards)
+    figures = {k: float(v) for k, v in terms.items()}
+    figures['update_applied'] = bool(figures['update_applied'])
+    return figures
+
+  def _loss(self, steps, initial_state):
+    learner = self._config.learner
+    outputs, final_state = self._unroll_with_state(steps, initial_state)
+    terms = loss.impala_loss(
+        outputs, steps['behaviour_logits'], steps['actions'],
+        steps['rewards'], steps['dones'], truncations=steps['truncations'],
+        discount=learner.discount, baseline_cost=learner.baseline_cost,
+        entropy_cost=learner.entropy_cost, reward_clipping=learner.reward_clipping,
+        reward_scale=learner.reward_scale, lambda_=learner.lambda_,
+        clip_rho_threshold=learner.clip_rho_threshold,
+        clip_pg_rho_threshold=learner.clip_pg_rho_threshold)
+    means = terms._asdict()
+    # Mean |state| of the core after the unroll. An LSTM cell in the tens or hundreds has
+    # saturated gates and ignores its inputs (the Pong runs' failure): watch it grow.
+    means['core_state_magnitude'] = tf.add_n(
+        [tf.reduce_mean(tf.abs(s)) for s in tf.nest.flatten(final_state)]) / len(
+            tf.nest.flatten(final_state))
+    return terms.total_loss, means, {}
+
+  def _train_step(self, shards):
+    result, _, gradient_norm, applied = self._devices.gradient_step(
+        self._loss, self.agent.trainable_variables, self._optimizer,
+        self._config.learner.gradient_clip_norm, shards)
+    result['gradient_norm'] = gradient_norm
+    result['update_applied'] = applied
+    return result
+
+  def stats(self):
+    return {'unroll_queue_size': self.unroll_queue.qsize()}

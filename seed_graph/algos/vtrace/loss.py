@@ -1,0 +1,90 @@
+"""The IMPALA actor-critic loss on V-trace targets, pure TensorFlow.
+
+An unroll holds `T + 1` steps. Step t carries what the agent saw (observation, previous
+action, the reward and `done` of the transition that led to it) and what it did (action,
+behaviour logits). The transition out of step t therefore has reward `rewards[t + 1]`
+and ends the episode when `dones[t + 1]`; the value of the last step bootstraps.
+
+A time limit is not a terminal state: when `truncations[t + 1]` is also set, the
+transition is given V(x_t) as its target (no value or policy update from it), and the
+steps before it bootstrap from V(x_t) instead of learning that the episode ends there.
+"""
+
+import collections
+
+import tensorflow as tf
+
+from seed_graph.algos.vtrace import returns as vtrace
+
+LossTerms = collections.namedtuple(
+    'LossTerms', ['total_loss', 'policy_loss', 'baseline_loss', 'entropy', 'entropy_loss'])
+
+
+def clip_rewards(rewards, mode: str):
+  """'none', 'abs_one' (clip to [-1, 1]) or 'soft_asymmetric' (SEED RL's Atari option)."""
+  if mode == 'none':
+    return rewards
+  if mode == 'abs_one':
+    return tf.clip_by_value(rewards, -1.0, 1.0)
+  if mode == 'soft_asymmetric':
+    squeezed = tf.tanh(rewards / 5.0)
+    return tf.where(rewards < 0, 0.3 * squeezed, squeezed) * 5.0
+  raise ValueError(f'unknown reward clipping mode {mode!r}')
+
+
+def impala_loss(learner_outputs, behaviour_logits, actions, rewards, dones, *,
+                discount, truncations=None, baseline_cost, entropy_cost, reward_clipping='none',
+                reward_scale=1.0,
+                lambda_=1.0, clip_rho_threshold=1.0, clip_pg_rho_threshold=1.0):
+  """Loss of one batch of unrolls.
+
+  Args:
+    learner_outputs: AgentOutput from the learner's unroll: `policy_logits [T+1, B, A]`,
+      `baseline [T+1, B]`.
+    behaviour_logits: `[T+1, B, A]` logits the acting policy used.
+    actions: `[T+1, B]` int actions taken.
+    rewards: `[T+1, B]` reward of the transition into each step.
+    dones: `[T+1, B]` bool, the transition into each step ended an episode.
+    truncations: `[T+1, B]` bool or None, that end was a time limit.
+    discount: gamma.
+    baseline_cost, entropy_cost: weights of the value and entropy terms.
+    reward_clipping: see `clip_rewards`.
+    reward_scale: multiplies the (clipped) rewards, so values are learned in these units.
+    lambda_, clip_rho_threshold, clip_pg_rho_threshold: V-trace parameters.
+
+  Returns:
+    LossTerms (scalars; means over time and batch).
+  """
+  target_logits = learner_outputs.policy_logits[:-1]
+  values = learner_outputs.baseline[:-1]
+  bootstrap_value = learner_outputs.baseline[-1]
+  taken_actions = actions[:-1]
+  transition_rewards = reward_scale * clip_rewards(tf.cast(rewards[1:], tf.float32),
+                                                  reward_clipping)
+  discounts = tf.cast(~dones[1:], tf.float32) * discount
+  if truncations is not None:
+    # delta_t = r_t + 0 * V(x_t+1) - V(x_t) = 0, so v_t = V(x_t): no signal, and no end.
+    truncated = dones[1:] & truncations[1:]
+    transition_rewards = tf.where(truncated, tf.stop_gradient(values), transition_rewards)
+
+  target_log_probs = -tf.nn.sparse_softmax_cross_entropy_with_logits(
+      labels=taken_actions, logits=target_logits)
+  behaviour_log_probs = -tf.nn.sparse_softmax_cross_entropy_with_logits(
+      labels=taken_actions, logits=behaviour_logits[:-1])
+  returns = vtrace.from_importance_weights(
+      log_rhos=target_log_probs - behaviour_log_probs,
+      discounts=discounts,
+      rewards=transition_rewards,
+      values=values,
+      bootstrap_value=bootstrap_value,
+      clip_rho_threshold=clip_rho_threshold,
+      clip_pg_rho_threshold=clip_pg_rho_threshold,
+      lambda_=lambda_)
+
+  policy_loss = -tf.reduce_mean(target_log_probs * returns.pg_advantages)
+  baseline_loss = 0.5 * tf.reduce_mean(tf.square(returns.vs - values))
+  log_policy = tf.nn.log_softmax(target_logits)
+  entropy = tf.reduce_mean(-tf.reduce_sum(tf.exp(log_policy) * log_policy, axis=-1))
+  entropy_loss = -entropy
+  total_loss = policy_loss + baseline_cost * baseline_loss + entropy_cost * entropy_loss
+  return LossTerms(total_loss, policy_loss, baseline_loss, entropy, entropy_loss)

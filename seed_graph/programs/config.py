@@ -1,0 +1,133 @@
+"""The config of a program: the keys every program has (`COMMON_SCHEMA`), the
+environment's (`seed_graph.envs.keys`) and the algorithm's (its `config.SCHEMA`), each
+declared once (`seed_graph.config_schema`), and the checks that span them.
+
+`schema(config_or_env_name, algorithm_schema)` assembles them; `validate(config,
+algorithm_config)` runs every check before anything starts and returns the spec of the
+environment the actors step.
+"""
+
+from typing import Union
+
+import ml_collections
+
+from seed_graph import config_schema
+from seed_graph import envs
+from seed_graph import id_ranges
+from seed_graph.algos import base
+from seed_graph.algos import learner_devices
+from seed_graph.config_schema import ConfigError
+from seed_graph.config_schema import Key
+from seed_graph.config_schema import in_range
+from seed_graph.config_schema import non_negative
+from seed_graph.config_schema import positive
+from seed_graph.envs import backends as env_backends
+
+COMMON_SCHEMA = {
+    'algorithm': Key('vtrace', "The built-in program: 'vtrace' or 'r2d2' "
+                     '(seed_graph.programs.registry).', fixed=True),
+    'seed': Key(0, 'Base seed: the learner uses it, actor i seed + 1000 * (i + 1), '
+                'its environment j that + j.', non_negative),
+    'logdir': Key('', 'Where metrics, checkpoints and logs go; set by --logdir.'),
+    'total_environment_frames': Key(10_000_000, 'Stop after this many environment '
+                                    'frames (frame skip included).', positive),
+    'onednn': Key(False, "TensorFlow's oneDNN CPU kernels in every node: faster "
+                  'convolutions, no gain for small MLPs.'),
+    'actors': {
+        'num': Key(2, 'Actor processes.', positive),
+        'env_batch_size': Key(16, 'Environments stepped by each actor.', positive),
+        'env_groups': Key(1, 'Pipelined groups: with 2, an actor steps one half of its '
+                          'environments while the learner answers the other.', positive),
+    },
+    'evaluators': {
+        'num': Key(1, 'Evaluator processes (0 for none).', non_negative),
+        'env_batch_size': Key(2, 'Environments per evaluator.', positive),
+        'epsilon': Key(0.0, 'Random-action probability of evaluation; 0 is greedy.',
+                       in_range(0.0, 1.0)),
+    },
+    'inference': {
+        'batch_size': Key(64, 'Most environments in one inference call.', positive),
+        'timeout_us': Key(2000, 'Longest wait for a batch to fill (microseconds).',
+                          positive),
+        'jit_compile': Key(True, 'The policy as one XLA program per padded batch size '
+                           '(TensorFlow 2.8 also leaks ~420 B per non-XLA call).'),
+        'keepalive_seconds': Key(10.0, 'Both ends of the inference edge ping this often; '
+                                 'a peer silent twice as long is dropped.', positive),
+    },
+    'logging': {
+        'interval_seconds': Key(5.0, 'Seconds between metrics.jsonl lines.', positive),
+        'return_window': Key(100, 'Training episodes in each mean return.', positive),
+        'eval_return_window': Key(100, 'Evaluation episodes in each mean return.',
+                                  positive),
+        'checkpoint_interval_seconds': Key(120.0, 'Seconds between checkpoints; a stop '
+                                           '(Ctrl-C, SIGTERM, the end) also saves.',
+                                           positive),
+    },
+}
+
+
+def schema(config_or_env_name: Union[str, ml_collections.ConfigDict],
+           algorithm_schema: config_schema.Schema) -> config_schema.Schema:
+  """Every key of a program on that environment with that algorithm."""
+  env_name = config_or_env_name
+  if not isinstance(env_name, str):
+    env_name = config_or_env_name.env.name
+    error = envs.COMMON_KEYS['name'].error(env_name)
+    if error:
+      raise ConfigError(f'env.name: {error}')
+  return {**COMMON_SCHEMA, 'env': envs.keys(env_name), **algorithm_schema}
+
+
+def defaults(env_name: str, algorithm_schema: config_schema.Schema,
+             algorithm: str) -> ml_collections.ConfigDict:
+  config = config_schema.defaults(schema(env_name, algorithm_schema))
+  config.algorithm = algorithm
+  config.env.name = env_name
+  return config
+
+
+def _check_common(config) -> None:
+  if not config.logdir:
+    raise ConfigError('logdir: empty; pass --logdir=DIR')
+  if config.seed >= 2**31 - 1000 * (config.actors.num + config.evaluators.num + 1):
+    raise ConfigError(f'seed: must leave room for every node\'s seed (seed + 1000 per '
+                      f'node) below 2**31, got {config.seed}')
+  if config.actors.env_groups > config.actors.env_batch_size:
+    raise ConfigError(f'actors.env_groups: must be in [1, actors.env_batch_size='
+                      f'{config.actors.env_batch_size}], got {config.actors.env_groups}')
+  largest_request = max(id_ranges.largest_actor_request(config),
+                        config.evaluators.env_batch_size if config.evaluators.num else 0)
+  if largest_request > config.inference.batch_size:
+    raise ConfigError(
+        f'inference.batch_size: {config.inference.batch_size} is smaller than one '
+        f'actor request ({largest_request} environments)')
+  network = config.network
+  if network.compute_dtype != 'float32' and network.torso == 'mlp':
+    raise ConfigError("network.compute_dtype: only the convolution torsos compute in "
+                      f"{network.compute_dtype}; the 'mlp' torso is float32")
+  if network.compute_dtype == 'bfloat16' and not config.onednn:
+    raise ConfigError('network.compute_dtype: bfloat16 needs onednn=True (without oneDNN, '
+                      "TensorFlow 2.8's CPU convolutions return float32)")
+  try:
+    learner_devices.validate_config(config)
+  except ValueError as error:
+    raise ConfigError(str(error)) from None
+
+
+def validate(config, algorithm_config, algorithm) -> base.EnvironmentSpec:
+  """Raises ConfigError naming the first bad key of a program's config, before anything
+  starts; returns the spec of what the actors step. `algorithm_config` is the
+  algorithm's config module (`SCHEMA`, `check`), `algorithm` its `Algorithm` class."""
+  config_schema.check(config, schema(config, algorithm_config.SCHEMA))
+  _check_common(config)
+  env = envs.acting_config(config.env, algorithm.stacks_frames)
+  try:
+    env_backends.validate_config(env)
+    spec = envs.read_spec(env)  # Builds one: checks the environment's contract.
+  except ValueError as error:
+    raise ConfigError(str(error)) from None
+  if config.network.torso != 'mlp' and len(spec.observation_shape) not in (2, 3):
+    raise ConfigError(f'network.torso: {config.network.torso!r} needs image observations, '
+                      f'got shape {spec.observation_shape}')
+  algorithm_config.check(config, spec)
+  return spec

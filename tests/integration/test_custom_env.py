@@ -1,0 +1,113 @@
+"""Your own environment by import string (`env.name='custom'`, `env.factory`): the
+example trains under local_mp, and environments outside the contract fail before launch
+with a message naming what is unsupported."""
+
+import dm_env
+from dm_env import specs
+import gymnasium
+import ml_collections
+import numpy as np
+import pytest
+
+from seed_graph.configs import random_walk_vtrace
+from seed_graph import config_checks
+from tests import helpers
+
+
+# Factories the checks below name by import string ('tests.test_custom_env:...').
+def gym_cartpole(seed):
+  del seed
+  return gymnasium.make('CartPole-v1')
+
+
+def gym_continuous_actions(seed):
+  del seed
+  return gymnasium.make('Pendulum-v1')
+
+
+def gym_dict_observations(seed):
+  del seed
+  env = gymnasium.make('CartPole-v1')
+  env.observation_space = gymnasium.spaces.Dict({'state': env.observation_space})
+  return env
+
+
+class _DictObservationEnv(dm_env.Environment):
+
+  def reset(self):
+    return dm_env.restart({'a': np.zeros(2, np.float32)})
+
+  def step(self, action):
+    return self.reset()
+
+  def observation_spec(self):
+    return {'a': specs.Array((2,), np.float32)}
+
+  def action_spec(self):
+    return specs.DiscreteArray(2)
+
+
+def dm_dict_observations(seed):
+  del seed
+  return _DictObservationEnv()
+
+
+def not_an_environment(seed):
+  return f'environment {seed}'
+
+
+def _config(tmp_path, factory, **kwargs):
+  config = random_walk_vtrace.get_config()
+  config.logdir = str(tmp_path)
+  config.env.factory = factory
+  config.env.kwargs = ml_collections.ConfigDict(kwargs)
+  return config
+
+
+def test_the_example_and_a_gymnasium_factory_pass_the_checks(tmp_path):
+  walk = config_checks.validate_vtrace_config(_config(tmp_path,
+                                                      'examples.random_walk:make_env'))
+  assert (walk.observation_shape, walk.num_actions, walk.frames_per_step) == ((9,), 2, 1)
+  cartpole = config_checks.validate_vtrace_config(
+      _config(tmp_path, 'tests.test_custom_env:gym_cartpole'))
+  assert (cartpole.observation_shape, cartpole.num_actions) == ((4,), 2)
+
+
+@pytest.mark.parametrize('factory, message', [
+    ('examples.random_walk', "env.factory: expected 'package.module:function'"),
+    ('no_such_package.envs:make', "env.factory: cannot import 'no_such_package.envs'"),
+    ('examples.random_walk:no_such_function', "has no function 'no_such_function'"),
+    ('tests.test_custom_env:gym_continuous_actions',
+     'action space Box(-2.0, 2.0, (1,), float32) is not supported; only Discrete'),
+    ('tests.test_custom_env:gym_dict_observations',
+     'observation space Dict(', ),
+    ('tests.test_custom_env:dm_dict_observations',
+     'the observation spec is a dict; only one array is supported'),
+    ('tests.test_custom_env:not_an_environment',
+     'returned a str; expected a dm_env.Environment or a gymnasium.Env'),
+])
+def test_environments_outside_the_contract_fail_naming_why(tmp_path, factory, message):
+  with pytest.raises(config_checks.ConfigError, match='env.factory') as error:
+    config_checks.validate_vtrace_config(_config(tmp_path, factory))
+  assert message in str(error.value)
+
+
+def test_unknown_custom_env_keys_are_named(tmp_path):
+  config = _config(tmp_path, 'examples.random_walk:make_env')
+  config.env.game = 'Pong'
+  with pytest.raises(config_checks.ConfigError, match='env.game: unknown key'):
+    config_checks.validate_vtrace_config(config)
+
+
+def test_the_example_environment_trains_under_local_mp(tmp_path):
+  # Every node process imports examples.random_walk by its import string.
+  logdir = tmp_path / 'walk'
+  result = helpers.run_launch(logdir, '--config.total_environment_frames=20000',
+                              *helpers.SMALL_VTRACE_FLAGS,
+                              config='configs/random_walk_vtrace.py', timeout=300)
+  assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+  final = helpers.read_metrics(logdir)[-1]
+  assert final['frames'] >= 20000
+  assert final['learner_steps'] > 0
+  assert final['episode_return'] is not None  # Episodes ended: the corridor was walked.
+  assert 'eval_episode_return' in final

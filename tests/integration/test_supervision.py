@@ -1,0 +1,150 @@
+"""The supervising launcher (local_mp): crashed nodes come back, stops are ordered and
+complete. Each test launches a whole program with `python -m seed_graph.launch.local`, kills nodes
+with SIGKILL, and leaves no process behind even when it fails."""
+
+import os
+import signal
+import time
+import uuid
+
+import pytest
+
+from tests import helpers
+
+SMALL = helpers.SMALL_VTRACE_FLAGS
+
+ENDLESS = '--config.total_environment_frames=100000000'
+
+
+def _frames(logdir) -> int:
+  metrics = helpers.read_metrics(logdir)
+  return metrics[-1]['frames'] if metrics else 0
+
+
+@pytest.fixture
+def launch(tmp_path):
+  """Starts launch.local; afterwards kills whatever the launch left alive."""
+  marker = uuid.uuid4().hex
+  started = []
+
+  def start(*flags, config='configs/cartpole_vtrace.py'):
+    launcher = helpers.start_launch(tmp_path / 'run', marker, *flags, config=config)
+    started.append(launcher)
+    return launcher, tmp_path / 'run', marker
+
+  yield start
+  for launcher in started:
+    if launcher.poll() is None:
+      launcher.kill()
+  for process in helpers.marked_processes(marker):
+    process.kill()
+
+
+def _stop_and_check_nothing_is_left(launcher, logdir, marker, sig, grace=120):
+  start = time.time()
+  launcher.send_signal(sig)
+  launcher.wait(timeout=grace + 30)
+  assert launcher.returncode == 0, helpers.launch_output(logdir)[-4000:]
+  assert time.time() - start < grace
+  time.sleep(1)
+  left = helpers.marked_processes(marker)
+  assert not left, [p.cmdline() for p in left]
+
+
+def test_killed_actors_come_back_and_frames_keep_rising(launch):
+  launcher, logdir, marker = launch(ENDLESS, '--config.actors.env_groups=2', *SMALL)
+  assert helpers.wait_for(lambda: _frames(logdir) > 2000, 180), helpers.launch_output(logdir)
+  nodes = helpers.node_processes(marker)
+  assert set(nodes) == {'learner/0', 'actor/0', 'actor/1', 'evaluator/0'}
+  for process in nodes.values():  # The stop grace reaches every node process.
+    assert '--lp_termination_notice_secs=120' in process.cmdline()
+  for round_ in range(3):
+    killed = {name: nodes[name].pid for name in ('actor/0', 'actor/1')}
+    for name in killed:
+      nodes[name].send_signal(signal.SIGKILL)  # Every actor at once: no frames without them.
+    frames_at_kill = _frames(logdir)
+
+    def replaced():
+      now = helpers.node_processes(marker)
+      return all(name in now and now[name].pid != pid for name, pid in killed.items())
+    assert helpers.wait_for(replaced, 60), f'round {round_}: actors not restarted'
+    assert helpers.wait_for(lambda: _frames(logdir) > frames_at_kill + 2000, 120), round_
+    nodes = helpers.node_processes(marker)
+  assert helpers.wait_for(
+      lambda: helpers.read_metrics(logdir)[-1].get('restarts_actor') == 6, 30)
+  assert 'actor/1 exited (killed by SIGKILL); restarting it' in helpers.launch_output(logdir)
+  assert nodes['learner/0'].is_running()  # Never touched.
+  _stop_and_check_nothing_is_left(launcher, logdir, marker, signal.SIGINT)
+
+
+def test_killed_learner_resumes_from_its_checkpoint_and_sigterm_stops_all(launch):
+  launcher, logdir, marker = launch(
+      ENDLESS, '--config.logging.checkpoint_interval_seconds=5', *SMALL)
+  assert helpers.wait_for(lambda: helpers.latest_checkpoint(logdir), 180), \
+      helpers.launch_output(logdir)
+  learner = helpers.node_processes(marker)['learner/0']
+  learner.send_signal(signal.SIGKILL)
+  learner.wait(10)
+  before = helpers.read_metrics(logdir)
+  steps_before = before[-1]['learner_steps']
+
+  def resumed():
+    lines = helpers.read_metrics(logdir)[len(before):]
+    return lines and lines[-1]['learner_steps'] > steps_before
+  assert helpers.wait_for(resumed, 180), helpers.launch_output(logdir)[-4000:]
+  after = helpers.read_metrics(logdir)[len(before):]
+  # The new learner started from the checkpoint, not from zero, with no relaunch.
+  assert after[0]['learner_steps'] > 0
+  assert after[0]['restarts_learner'] == 1
+  assert helpers.node_processes(marker)['learner/0'].pid != learner.pid
+  with open(logdir / 'logs' / 'learner_0.log') as f:
+    assert 'Resumed from' in f.read()
+
+  checkpoint_before_stop = helpers.latest_checkpoint(logdir)
+  _stop_and_check_nothing_is_left(launcher, logdir, marker, signal.SIGTERM)
+  # The learner saved once more as it stopped.
+  assert helpers.latest_checkpoint(logdir) != checkpoint_before_stop
+  assert 'stopping: SIGTERM' in helpers.launch_output(logdir)
+
+
+def test_a_killed_replay_comes_back_and_r2d2_training_goes_on(launch):
+  launcher, logdir, marker = launch(
+      ENDLESS, '--config.logging.checkpoint_interval_seconds=5',
+      *helpers.SMALL_R2D2_FLAGS, config='configs/cartpole_r2d2.py')
+
+  def steps():
+    metrics = helpers.read_metrics(logdir)
+    return metrics[-1]['learner_steps'] if metrics else 0
+  assert helpers.wait_for(lambda: steps() >= 20 and helpers.latest_checkpoint(logdir), 240), \
+      helpers.launch_output(logdir)[-4000:]
+  replay = helpers.node_processes(marker)['replay/0']
+  replay.send_signal(signal.SIGKILL)
+  replay.wait(10)
+  steps_at_kill = steps()
+  # Sampling and inserting resume against the new replay (restored from its checkpoint).
+  assert helpers.wait_for(lambda: steps() >= steps_at_kill + 20, 240), \
+      helpers.launch_output(logdir)[-4000:]
+  assert helpers.node_processes(marker)['replay/0'].pid != replay.pid
+  assert helpers.wait_for(
+      lambda: helpers.read_metrics(logdir)[-1].get('restarts_replay') == 1, 30)
+  _stop_and_check_nothing_is_left(launcher, logdir, marker, signal.SIGINT)
+
+
+def test_ctrl_c_saves_the_r2d2_replay_with_the_model(launch):
+  # No periodic checkpoint in this run: the only one is written as the program stops.
+  launcher, logdir, marker = launch(
+      ENDLESS, '--config.logging.checkpoint_interval_seconds=3600',
+      *helpers.SMALL_R2D2_FLAGS, config='configs/cartpole_r2d2.py')
+
+  def trained():
+    metrics = helpers.read_metrics(logdir)
+    return metrics and metrics[-1]['learner_steps'] >= 20
+  assert helpers.wait_for(trained, 240), helpers.launch_output(logdir)[-4000:]
+  assert not helpers.latest_checkpoint(logdir)
+  _stop_and_check_nothing_is_left(launcher, logdir, marker, signal.SIGINT)
+  final = helpers.read_metrics(logdir)[-1]
+  # The replay was still up when the learner saved: its checkpoint holds the table.
+  assert final['replay_size_at_checkpoint'] is not None, 'the replay was not saved'
+  assert final['replay_size_at_checkpoint'] == final['replay_size'] > 0
+  assert os.listdir(logdir / 'replay')
+  assert helpers.latest_checkpoint(logdir)

@@ -1,0 +1,53 @@
+"""Resuming a logdir: which config changes `launch.local` refuses and which it lists."""
+
+import json
+import os
+
+from seed_graph.configs import atari_vtrace
+from seed_graph.launch.runs import config_args
+
+
+def _logdir_with(tmp_path, config, drop=()):
+  config.logdir = str(tmp_path)
+  recorded = json.loads(config.to_json())
+  for key in drop:  # As written before the key existed.
+    section, leaf = key.split('.')
+    del recorded[section][leaf]
+  with open(os.path.join(tmp_path, 'config.json'), 'w') as f:
+    json.dump(recorded, f)
+
+
+def _float32_atari_vtrace():
+  """The ResNet config as it was before its torso computed in bfloat16."""
+  config = atari_vtrace.get_config()
+  config.network.compute_dtype = 'float32'
+  return config
+
+
+def test_a_logdir_from_before_an_added_key_resumes_without_a_change(tmp_path):
+  _logdir_with(tmp_path, _float32_atari_vtrace(),
+               drop=('network.compute_dtype', 'env.frame_stack'))
+  config = _float32_atari_vtrace()
+  config.logdir = str(tmp_path)
+  assert config_args.changes_since_last_launch(config) == ([], [])
+
+
+def test_an_added_key_resumes_as_its_old_value_and_lists_a_new_default(tmp_path):
+  # A logdir from before compute_dtype ran float32; today's config says bfloat16.
+  _logdir_with(tmp_path, atari_vtrace.get_config(), drop=('network.compute_dtype',))
+  config = atari_vtrace.get_config()
+  config.logdir = str(tmp_path)
+  assert config_args.changes_since_last_launch(config) == (
+      [], ["network.compute_dtype: 'float32' -> 'bfloat16'"])
+
+
+def test_compute_dtype_is_a_listed_change_and_the_network_width_a_refused_one(tmp_path):
+  _logdir_with(tmp_path, _float32_atari_vtrace())
+  config = _float32_atari_vtrace()
+  config.logdir = str(tmp_path)
+  config.network.compute_dtype = 'bfloat16'
+  config.network.lstm_size = 128
+  config.env.frame_stack = 4
+  shape, other = config_args.changes_since_last_launch(config)
+  assert other == ["network.compute_dtype: 'float32' -> 'bfloat16'"]
+  assert shape == ['env.frame_stack: 1 -> 4', 'network.lstm_size: 256 -> 128']

@@ -1,0 +1,137 @@
+"""The supervisor's restart and stop policy, with small stand-in node processes (no
+Launchpad): which exits restart a node, when the program gives up, the stop order."""
+
+import json
+import os
+import signal
+import sys
+import threading
+import time
+
+import psutil
+
+from seed_graph.launch.supervision import node_commands
+from seed_graph.launch.supervision import supervisor
+from seed_graph import restarts
+
+# A stand-in node: runs until SIGTERM (then records the time and exits 0), or exits
+# with `exit_code` after `seconds` when given.
+_NODE = '''
+import signal, sys, time
+name, record, seconds, code = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+def on_term(*_):
+  time.sleep(0.2)
+  with open(record, 'a') as f:
+    f.write(name + ' ' + repr(time.time()) + chr(10))
+  sys.exit(0)
+signal.signal(signal.SIGTERM, on_term)
+if seconds < 0:
+  while True:
+    time.sleep(0.05)
+time.sleep(seconds)
+sys.exit(code)
+'''
+
+FAST = supervisor.RestartPolicy(max_restarts=2, max_quick_exits=4, healthy_seconds=60,
+                                first_backoff_seconds=0.05, max_backoff_seconds=0.2)
+
+
+def _command(tmp_path, name, seconds=-1.0, exit_code=0):
+  return node_commands.NodeCommand(
+      name, name.split('/')[0],
+      (sys.executable, '-c', _NODE, name, str(tmp_path / 'stops'), str(seconds),
+       str(exit_code)), {})
+
+
+def _run(tmp_path, commands, policy=FAST, stop_after=None, grace=20, host=None):
+  log_dir = tmp_path / 'logs'
+  os.makedirs(log_dir, exist_ok=True)
+  if stop_after is not None:
+    threading.Timer(stop_after, os.kill, (os.getpid(), signal.SIGTERM)).start()
+  return supervisor.Supervisor(commands, str(log_dir), str(tmp_path), grace, policy,
+                               host=host).run()
+
+
+def _stop_order(tmp_path):
+  with open(tmp_path / 'stops') as f:
+    rows = [line.split() for line in f]
+  return [name for name, _ in sorted(rows, key=lambda row: float(row[1]))]
+
+
+def test_sigterm_stops_acting_nodes_then_the_learner_then_the_rest(tmp_path):
+  commands = [_command(tmp_path, n) for n in
+              ('replay/0', 'learner/0', 'actor/0', 'actor/1', 'evaluator/0')]
+  assert _run(tmp_path, commands, stop_after=2.0) == 0
+  order = _stop_order(tmp_path)
+  assert sorted(order[:3]) == ['actor/0', 'actor/1', 'evaluator/0']
+  assert order[3:] == ['learner/0', 'replay/0']
+  assert not os.path.exists(tmp_path / restarts.FILE_NAME)  # Nothing was restarted.
+
+
+def test_a_crashing_actor_is_restarted_and_counted(tmp_path):
+  commands = [_command(tmp_path, 'learner/0'), _command(tmp_path, 'actor/0', 0.5, 3)]
+  # Three exits in 2.5 s (below max_quick_exits=4): restarted each time, no failure.
+  assert _run(tmp_path, commands, stop_after=2.5) == 0
+  with open(tmp_path / restarts.FILE_NAME) as f:
+    assert 2 <= json.load(f)['actor'] <= 3
+  assert restarts.read(str(tmp_path))['restarts_actor'] >= 2
+
+
+def test_each_host_counts_in_its_own_file_and_the_learner_sees_the_sum(tmp_path):
+  # Two hosts' agents share a logdir (a bucket, or namespaces of one machine).
+  for host in ('cpu0', 'cpu1'):
+    commands = [_command(tmp_path, 'actor/0', 0.5, 3)]
+    assert _run(tmp_path, commands, stop_after=1.6, host=host) == 0
+  per_host = [restarts.read_counts(restarts.path(str(tmp_path), h))['actor']
+              for h in ('cpu0', 'cpu1')]
+  assert all(n >= 1 for n in per_host)
+  assert not os.path.exists(tmp_path / restarts.FILE_NAME)
+  assert restarts.read(str(tmp_path)) == {'restarts_actor': sum(per_host)}
+
+
+def test_a_launcher_started_again_counts_on_from_its_file(tmp_path):
+  restarts.write(str(tmp_path), {'actor': 5, 'learner': 1})
+  commands = [_command(tmp_path, 'learner/0'), _command(tmp_path, 'actor/0', 0.5, 3)]
+  assert _run(tmp_path, commands, stop_after=1.6) == 0
+  counts = restarts.read(str(tmp_path))
+  assert counts['restarts_actor'] >= 6 and counts['restarts_learner'] == 1
+
+
+def test_a_crash_loop_stops_the_program_with_exit_code_1(tmp_path, capsys):
+  commands = [_command(tmp_path, 'learner/0'), _command(tmp_path, 'actor/0', 0.0, 3)]
+  start = time.time()
+  assert _run(tmp_path, commands) == 1
+  assert time.time() - start < 15
+  output = capsys.readouterr().out
+  assert 'FAILED: actor/0 exited (exit code 3), 4 times in a row' in output
+  assert 'actor_0.log' in output
+  assert 'learner/0' in _stop_order(tmp_path)  # The rest of the program was stopped.
+
+
+def test_a_learner_that_keeps_crashing_stops_after_max_restarts(tmp_path, capsys):
+  slow_crash = supervisor.RestartPolicy(max_restarts=2, max_quick_exits=10,
+                                        first_backoff_seconds=0.05)
+  commands = [_command(tmp_path, 'learner/0', 0.3, 1), _command(tmp_path, 'actor/0')]
+  assert _run(tmp_path, commands, policy=slow_crash) == 1
+  assert 'FAILED: learner/0 exited (exit code 1) after 2 restarts' in capsys.readouterr().out
+  assert restarts.read(str(tmp_path)) == {'restarts_learner': 2}
+
+
+def test_a_learner_that_finishes_stops_the_program_cleanly(tmp_path):
+  commands = [_command(tmp_path, 'learner/0', 0.5, 0), _command(tmp_path, 'actor/0')]
+  assert _run(tmp_path, commands) == 0
+  assert _stop_order(tmp_path) == ['actor/0']
+
+
+def test_nodes_that_ignore_sigterm_are_killed_after_the_grace_period(tmp_path):
+  pid_file = tmp_path / 'pid'
+  stubborn = node_commands.NodeCommand(
+      'actor/0', 'actor', (sys.executable, '-c',
+                           'import os, signal, sys, time\n'
+                           'signal.signal(signal.SIGTERM, signal.SIG_IGN)\n'
+                           'open(sys.argv[1], "w").write(str(os.getpid()))\n'
+                           'time.sleep(600)', str(pid_file)), {})
+  start = time.time()
+  assert _run(tmp_path, [stubborn], stop_after=1.0, grace=2) == 0
+  assert time.time() - start < 10
+  assert not psutil.pid_exists(int(pid_file.read_text()))
