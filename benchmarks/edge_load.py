@@ -1,6 +1,6 @@
 r"""Load on the inference edge across hosts: one server, many actor streams.
 
-  python benchmarks/edge_load.py [--streams=256] [--client_processes=4] [--rounds=2] \
+  python -m benchmarks.edge_load [--streams=256] [--client_processes=4] [--rounds=2] \
       [--seconds=15]            # as root: network namespaces stand in for hosts
 
 One process runs the learner's inference server (`InferenceServer`: stream slots,
@@ -20,7 +20,6 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
@@ -98,7 +97,7 @@ def clients(address: str, streams: int, processes: int, seconds: float) -> dict:
 
 def _run_round(network, across: bool) -> dict:
   server_host, client_host = ('learner', 'cpu0') if across else ('learner', 'learner')
-  here = [sys.executable, os.path.abspath(__file__)]
+  here = [sys.executable, '-m', 'benchmarks.edge_load']
   server = network.run(server_host, here + ['--mode=serve', f'--streams={_STREAMS.value}'],
                        stdout=subprocess.PIPE, text=True)
   try:

@@ -1,6 +1,6 @@
 r"""End-to-end training speed: a whole program training, against the environments alone.
 
-  python benchmarks/end_to_end.py --config=configs/atari_vtrace_fast.py \
+  python -m benchmarks.end_to_end --config=configs/atari_vtrace_fast.py \
       [--pairs=6] [--window_seconds=20] [--warmup_seconds=60] [--config.KEY=VALUE ...]
 
 Two set-ups with the config's `actors.num` processes of `actors.env_batch_size`
@@ -21,12 +21,10 @@ import json
 import multiprocessing
 import os
 import signal
-import sys
 import threading
 import time
 
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
@@ -34,8 +32,8 @@ from ml_collections import config_flags
 import numpy as np
 import psutil
 
-import learners  # pylint: disable=g-bad-import-order
-import paired  # pylint: disable=g-bad-import-order
+from benchmarks import learners
+from benchmarks import paired
 
 _CONFIG = config_flags.DEFINE_config_file('config', None, 'Experiment config file.',
                                           lock_config=False)

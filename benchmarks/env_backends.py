@@ -1,10 +1,10 @@
 r"""The actors' environment backends alone (`env.backend`: python against envpool), no model.
 
-  python benchmarks/env_backends.py [--config=configs/atari_vtrace_fast.py] [--pairs=6] \
+  python -m benchmarks.env_backends [--config=configs/atari_vtrace_fast.py] [--pairs=6] \
       [--window_seconds=10] [--config.KEY=VALUE ...]
 
 Each backend runs in the config's `actors.num` processes of `actors.env_batch_size`
-environments, stepped with random actions as `benchmarks/paired.py`'s env-only baseline
+environments, stepped with random actions as `benchmarks.paired`'s env-only baseline
 does (the actor's own `seed_graph.envs.backends`, writing the same request rows). Both
 set-ups start once; the idle one is paused (SIGSTOP) while the other is measured, in
 alternating windows. Reported: each backend's median frames/s (frame skip included) and
@@ -16,16 +16,14 @@ import multiprocessing
 import os
 import signal
 import statistics
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
 from ml_collections import config_flags
 
-import paired  # pylint: disable=g-bad-import-order
+from benchmarks import paired
 
 _CONFIG = config_flags.DEFINE_config_file('config', 'configs/atari_vtrace_fast.py',
                                           'Experiment config file.', lock_config=False)

@@ -1,7 +1,7 @@
 r"""Trains configs/football_academy_vtrace.py until its mean return reaches 0.8 or 2M
 frames pass, then prints frames, wall time and the return curve.
 
-  python benchmarks/football_academy.py [--logdir=/tmp/football_academy] [--target=0.8]
+  python -m benchmarks.football_academy [--logdir=/tmp/football_academy] [--target=0.8]
       [--metric=eval_episode_return|episode_return]
 
 The default metric is the evaluators' mean return (greedy policy, last 10 episodes);

@@ -1,7 +1,7 @@
 r"""CPU and wall time of one call of the learner's inference function, as a TF graph and
 as an XLA program (`inference.jit_compile`).
 
-  python benchmarks/inference_call.py [--config=configs/atari_vtrace.py] [--rows=N]
+  python -m benchmarks.inference_call [--config=configs/atari_vtrace.py] [--rows=N]
       [--calls=...] [--config.KEY=VALUE ...]
 
 Without `--config`: `throughput.py`'s tiny policy on Atari observations, 32 rows. With
@@ -15,19 +15,16 @@ an XLA program. Prints JSON, then a table.
 import json
 import os
 import shutil
-import sys
 import time
 
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
 from ml_collections import config_flags
 import numpy as np
-import learners  # pylint: disable=g-bad-import-order
-import throughput
+from benchmarks import learners
+from benchmarks import throughput
 
 _CONFIG = config_flags.DEFINE_config_file(
     'config', None, "Config whose learner and network to time; default: throughput.py's "

@@ -1,7 +1,7 @@
 r"""Inference rows/s of a learner split over 1, 2 and 4 inference devices (logical CPU
 devices here), with the same TensorFlow thread pools in every case.
 
-  python benchmarks/inference_devices.py [--devices=1,2,4] [--rounds=3] [--seconds=10]
+  python -m benchmarks.inference_devices [--devices=1,2,4] [--rounds=3] [--seconds=10]
       [--config=configs/atari_vtrace_fast.py] [--rows=16] [--threads=2]
 
 Each measurement is a fresh process (the split must come before TensorFlow starts)
@@ -21,7 +21,6 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
@@ -94,7 +93,7 @@ def main(argv):
   for round_index in range(_ROUNDS.value):
     for n in counts:
       output = subprocess.run(
-          [sys.executable, os.path.abspath(__file__), f'--measure={n}',
+          [sys.executable, '-m', 'benchmarks.inference_devices', f'--measure={n}',
            f'--seconds={_SECONDS.value}', f'--config={_CONFIG.value}',
            f'--rows={_ROWS.value}', f'--threads={_THREADS.value}'],
           capture_output=True, text=True, check=True,

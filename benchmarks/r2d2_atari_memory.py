@@ -7,14 +7,14 @@ Two measurements:
         with Ctrl-C. Prints frames/s, learner steps, replay size and the peak RSS (total
         and per node).
 
-        python benchmarks/r2d2_atari_memory.py run --minutes=10 --logdir=/tmp/atari_r2d2
+        python -m benchmarks.r2d2_atari_memory run --minutes=10 --logdir=/tmp/atari_r2d2
 
   fill  Fills a Reverb table built exactly like the replay node's (same signature, chunk
         length and sequence writer) with real Atari frames (random play, cycled) up to
         `replay.capacity`, and prints the replay's resident memory: what the replay node
         holds at its default capacity, which a 10-minute run cannot reach.
 
-        python benchmarks/r2d2_atari_memory.py fill [--capacity=N]
+        python -m benchmarks.r2d2_atari_memory fill [--capacity=N]
 """
 
 import argparse
@@ -31,7 +31,6 @@ import numpy as np
 import psutil
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO)
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 
 

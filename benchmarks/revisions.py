@@ -1,7 +1,7 @@
 r"""Two revisions of this repository, trained end to end one after the other: does a change
 make training slower?
 
-  python benchmarks/revisions.py --baseline=<git revision> [--candidate=HEAD] \
+  python -m benchmarks.revisions --baseline=<git revision> [--candidate=HEAD] \
       [--config=configs/cartpole_vtrace.py] [--pairs=3] [--seconds=85] [--skip_seconds=30] \
       [--baseline_flags=--config.KEY=VALUE ...] [--candidate_flags=--config.KEY=VALUE ...]
 
@@ -52,11 +52,19 @@ def export(revision: str, directory: str):
   subprocess.run(['tar', '-x', '-C', directory], input=archive, check=True)
 
 
+def launcher_module(tree: str) -> str:
+  """The local launcher of the revision in `tree`: revisions before launch/ became
+  seed_graph.launch (setup.py's package_dir) name it `launch.local`."""
+  with open(os.path.join(tree, 'setup.py')) as f:
+    mapped = "'seed_graph.launch': 'launch'" in f.read()
+  return 'seed_graph.launch.local' if mapped else 'launch.local'
+
+
 def train(tree: str, logdir: str, extra_flags) -> dict:
   """One run of `launch.local` in `tree`; its steady rates from `metrics.jsonl`."""
   with open(logdir + '.out', 'w') as output:
     launcher = subprocess.Popen(
-        [sys.executable, '-m', 'seed_graph.launch.local', f'--config={_CONFIG.value}',
+        [sys.executable, '-m', launcher_module(tree), f'--config={_CONFIG.value}',
          f'--logdir={logdir}', '--config.total_environment_frames=10000000000',
          *extra_flags],
         cwd=tree, stdout=output, stderr=subprocess.STDOUT)

@@ -1,6 +1,6 @@
 r"""A long run of a whole program: memory of every node over time, then a stop.
 
-  python benchmarks/soak.py [--minutes=30] [--config=configs/cartpole_vtrace.py] \
+  python -m benchmarks.soak [--minutes=30] [--config=configs/cartpole_vtrace.py] \
       [--actors=4] [--sample_seconds=30] [--out=/tmp/soak.json]
 
 Launches `launch.local` (local_mp, supervised) with `--actors` actors and no end of
@@ -24,7 +24,6 @@ from absl import flags
 import psutil
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO)
 
 from seed_graph.launch.supervision import node_process  # pylint: disable=g-import-not-at-top,wrong-import-position
 from seed_graph import metrics as metrics_lib  # pylint: disable=g-import-not-at-top,wrong-import-position

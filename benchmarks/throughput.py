@@ -1,6 +1,6 @@
 r"""Throughput of central inference against stepping the environments alone.
 
-  python benchmarks/throughput.py [--env=atari|cartpole] [--processes=2]
+  python -m benchmarks.throughput [--env=atari|cartpole] [--processes=2]
       [--env_batch_size=32] [--env_groups=2] [--inference_batch_size=...]
       [--inference_timeout_us=5000] [--jit_compile=true] [--pairs=30]
       [--window_seconds=3]
@@ -26,18 +26,16 @@ import json
 import multiprocessing
 import os
 import signal
-import sys
 import threading
 import time
 
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
 import numpy as np
 
-import paired  # pylint: disable=g-bad-import-order
+from benchmarks import paired
 
 _ENV = flags.DEFINE_enum('env', 'atari', ['atari', 'cartpole'], 'Environment.')
 _PROCESSES = flags.DEFINE_integer('processes', 2, 'K: environment processes.')

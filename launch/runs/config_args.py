@@ -17,8 +17,9 @@ back, completed with keys declared since it was written.
 import json
 import os
 import runpy
-from typing import List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
+from absl import flags
 import ml_collections
 
 from seed_graph import config_schema
@@ -33,6 +34,14 @@ def take_overrides(argv: Sequence[str], overrides: List[str]) -> List[str]:
   returns the other arguments (for absl's flag parser)."""
   overrides.extend(a[len(_PREFIX):] for a in argv if a.startswith(_PREFIX))
   return [a for a in argv if not a.startswith(_PREFIX)]
+
+
+def flags_parser(overrides: List[str]) -> Callable[[List[str]], List[str]]:
+  """An absl `flags_parser` for `app.run` that first takes every `--config.KEY=VALUE`
+  out of argv into `overrides` (absl would refuse them as unknown flags)."""
+  def parse(argv):
+    return flags.FLAGS(take_overrides(argv, overrides))
+  return parse
 
 
 def _first(overrides: Sequence[str], key: str) -> Optional[str]:
