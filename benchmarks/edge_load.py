@@ -9,7 +9,7 @@ so the edge is what is measured. `client_processes` processes hold `streams` str
 between them; each stream sends one 4-environment CartPole-sized request at a time and
 times its answer. Rounds alternate two set-ups: everything on loopback in one namespace,
 and the server on one host namespace with the clients on another, through a bridge (as
-in `tests/test_multi_host.py`). Reported per set-up: requests/s and rows/s over all
+in `tests/integration/test_multi_host.py`). Reported per set-up: requests/s and rows/s over all
 streams, and the p50 and p99 latency of a request.
 """
 

@@ -3,8 +3,12 @@ r"""End-to-end training speed: a whole program training, against the environment
   python -m benchmarks.end_to_end --config=configs/atari_vtrace_fast.py \
       [--pairs=6] [--window_seconds=20] [--warmup_seconds=60] [--config.KEY=VALUE ...]
 
+A smoke run (seconds): `--config=configs/cartpole_vtrace.py --pairs=1 --window_seconds=1
+--warmup_seconds=0 --config.actors.num=1`.
+
 Two set-ups with the config's `actors.num` processes of `actors.env_batch_size`
-environments each (evaluators off):
+environments each (evaluators off), stepping what the program's actors step (single
+frames for R2D2, whose learner stacks them):
   1. training: the learner (V-trace or R2D2, with an in-process Reverb server for R2D2)
      in its own process, training, and real actor processes on its inference edge;
   2. env_only: the same environments stepped with random actions, no model anywhere.
@@ -20,7 +24,9 @@ a table.
 import json
 import multiprocessing
 import os
+import shutil
 import signal
+import tempfile
 import threading
 import time
 
@@ -28,21 +34,21 @@ os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
-from ml_collections import config_flags
 import numpy as np
 import psutil
 
 from benchmarks import learners
 from benchmarks import paired
 
-_CONFIG = config_flags.DEFINE_config_file('config', None, 'Experiment config file.',
-                                          lock_config=False)
+_CONFIG = flags.DEFINE_string('config', None, 'Experiment config file (overridden by '
+                              '--config.KEY=VALUE).')
 _PAIRS = flags.DEFINE_integer('pairs', 6, 'Alternating training/env_only window pairs.')
 _WINDOW = flags.DEFINE_float('window_seconds', 20.0, 'Measured seconds per window.')
 _SETTLE = flags.DEFINE_float('settle_seconds', 1.0, 'Unmeasured seconds after a switch.')
 _WARMUP = flags.DEFINE_float('warmup_seconds', 60.0,
                              'Unmeasured seconds of training before the first pair.')
 flags.mark_flags_as_required(['config'])
+_OVERRIDES = []  # The KEY=VALUE of every --config.KEY=VALUE, in order.
 
 
 def _learner_process(config, port, counters, ready):
@@ -62,12 +68,12 @@ def _learner_process(config, port, counters, ready):
   learner.run()
 
 
-def _actor_process(config, actor_index, address):
+def _actor_process(config, env_config, actor_index, address):
   from seed_graph import id_ranges  # pylint: disable=g-import-not-at-top
   from seed_graph.nodes import actor as actor_lib  # pylint: disable=g-import-not-at-top
   from seed_graph.nodes import learner_node  # pylint: disable=g-import-not-at-top
   client = learner_node.LearnerClient('localhost:1', address)
-  actor_lib.Actor(client, config.env, id_ranges.actor_env_ids(config, actor_index),
+  actor_lib.Actor(client, env_config, id_ranges.actor_env_ids(config, actor_index),
                   seed=config.seed + 1000 * (actor_index + 1), stop_event=threading.Event(),
                   env_groups=config.actors.env_groups).run()
 
@@ -83,8 +89,10 @@ def start_training(config):
                                     args=(config, port, counters, ready), daemon=True)
   learner.start()
   ready.wait(600)
+  env_config = learners.acting_env(config)
   actors = paired.start_processes(
-      _actor_process, [(config, i, f'localhost:{port}') for i in range(config.actors.num)])
+      _actor_process, [(config, env_config, i, f'localhost:{port}')
+                       for i in range(config.actors.num)])
   return [learner] + actors, counters
 
 
@@ -136,16 +144,20 @@ def measure(config, pairs, window, settle, warmup):
 def main(argv):
   del argv
   multiprocessing.set_start_method('spawn')
-  config = _CONFIG.value
-  config.logdir = f'/tmp/seed_graph_end_to_end_{os.getpid()}'
+  config = learners.load_config(_CONFIG.value, _OVERRIDES)
+  config.logdir = tempfile.mkdtemp(prefix='seed_graph_end_to_end_')
   config.evaluators.num = 0
-  # As launch/local.py: the processes started below import TensorFlow with this set.
+  # As seed_graph/launch/local.py: the processes started below import TensorFlow with
+  # this set.
   os.environ['TF_ENABLE_ONEDNN_OPTS'] = '1' if config.onednn else '0'
-  pairs, peak_gib = measure(config, _PAIRS.value, _WINDOW.value, _SETTLE.value,
-                            _WARMUP.value)
+  try:
+    pairs, peak_gib = measure(config, _PAIRS.value, _WINDOW.value, _SETTLE.value,
+                              _WARMUP.value)
+  finally:
+    shutil.rmtree(config.logdir, ignore_errors=True)
   median = lambda key: float(np.median([p[key] for p in pairs]))
   result = {key: median(key) for key in pairs[0]}
-  result.update(config=config_flags.get_config_filename(flags.FLAGS['config']), algorithm=config.algorithm,
+  result.update(config=_CONFIG.value, overrides=_OVERRIDES, algorithm=config.algorithm,
                 torso=config.network.torso, actors=config.actors.num,
                 env_batch_size=config.actors.env_batch_size, cpu_count=os.cpu_count(),
                 onednn=config.onednn,
@@ -164,4 +176,6 @@ def main(argv):
 
 
 if __name__ == '__main__':
-  app.run(main)
+  # Not at the top: spawned processes import this module again, and this loads TensorFlow.
+  from seed_graph.launch.runs import config_args  # pylint: disable=g-import-not-at-top
+  app.run(main, flags_parser=config_args.flags_parser(_OVERRIDES))

@@ -4,10 +4,14 @@ as an XLA program (`inference.jit_compile`).
   python -m benchmarks.inference_call [--config=configs/atari_vtrace.py] [--rows=N]
       [--calls=...] [--config.KEY=VALUE ...]
 
+A smoke run (seconds): `--config=configs/cartpole_vtrace.py --rows=4 --calls=5`.
+
 Without `--config`: `throughput.py`'s tiny policy on Atari observations, 32 rows. With
 one: that config's learner (V-trace, or R2D2 with an in-process replay) and network,
 `inference.batch_size` rows unless `--rows` says otherwise, oneDNN as the config sets
-it (as the launcher does, before TensorFlow loads). The learner is built (no server) and
+it (as the launcher does for its nodes; TensorFlow reads it once, when it loads, and
+loading a config loads it, so the benchmark runs itself again with the config's setting
+if this process has another). The learner is built (no server) and
 its traced inference function is called on random inputs: first as a TF graph, then as
 an XLA program. Prints JSON, then a table.
 """
@@ -15,22 +19,24 @@ an XLA program. Prints JSON, then a table.
 import json
 import os
 import shutil
+import sys
 import time
 
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
-from ml_collections import config_flags
 import numpy as np
+
 from benchmarks import learners
 from benchmarks import throughput
 
-_CONFIG = config_flags.DEFINE_config_file(
-    'config', None, "Config whose learner and network to time; default: throughput.py's "
-    'tiny policy.', lock_config=False)
+_CONFIG = flags.DEFINE_string(
+    'config', None, "Config whose learner and network to time (overridden by "
+    "--config.KEY=VALUE); default: throughput.py's tiny policy.")
 _ROWS = flags.DEFINE_integer('rows', None, 'Rows per call; default: inference.batch_size.')
 _CALLS = flags.DEFINE_integer('calls', None, 'Timed calls; default: about 3 s worth.')
+_OVERRIDES = []  # The KEY=VALUE of every --config.KEY=VALUE, in order.
 
 
 def _random_inputs(learner, rows, rng):
@@ -73,23 +79,32 @@ def time_calls(config, jit_compile, rows, calls):
 
 def main(argv):
   del argv
-  config = _CONFIG.value
-  if config is None:
+  if _CONFIG.value is None:
+    if _OVERRIDES:
+      raise app.UsageError('--config.KEY=VALUE needs a --config')
     config = throughput.benchmark_config('atari', 2, 32, 1, 32, 5000)
     name = "throughput.py's tiny policy"
   else:
-    name = config_flags.get_config_filename(flags.FLAGS['config'])
-  # As launch/local.py: oneDNN is read once, when TensorFlow loads (below).
-  os.environ['TF_ENABLE_ONEDNN_OPTS'] = '1' if config.get('onednn', False) else '0'
+    config = learners.load_config(_CONFIG.value, _OVERRIDES)
+    name = _CONFIG.value
+  # oneDNN as seed_graph/launch/local.py sets it for its nodes. TensorFlow read it when
+  # it loaded (with the config): run again if this process has another setting (unset
+  # is off in TensorFlow 2.8).
+  onednn = '1' if config.onednn else '0'
+  if os.environ.get('TF_ENABLE_ONEDNN_OPTS', '0') != onednn:
+    os.environ['TF_ENABLE_ONEDNN_OPTS'] = onednn
+    sys.stdout.flush()
+    os.execv(sys.executable, [sys.executable, '-m', 'benchmarks.inference_call'] + sys.argv[1:])
   rows = _ROWS.value or config.inference.batch_size
   results = [time_calls(config, jit, rows, _CALLS.value) for jit in (False, True)]
-  print(json.dumps({'config': name, 'torso': config.network.torso, 'rows': rows,
-                    'compute_dtype': config.network.get('compute_dtype', 'float32'),
-                    'onednn': config.get('onednn', False), 'results': results}))
+  print(json.dumps({'config': name, 'overrides': _OVERRIDES, 'torso': config.network.torso,
+                    'rows': rows, 'compute_dtype': config.network.compute_dtype,
+                    'onednn': config.onednn, 'results': results}))
   print(f"{'jit_compile':<12} {'wall ms':>9} {'cpu ms':>9}   ({name}, {rows} rows)")
   for r in results:
     print(f"{str(r['jit_compile']):<12} {r['wall_ms']:>9.3f} {r['cpu_ms']:>9.3f}")
 
 
 if __name__ == '__main__':
-  app.run(main)
+  from seed_graph.launch.runs import config_args  # pylint: disable=g-import-not-at-top
+  app.run(main, flags_parser=config_args.flags_parser(_OVERRIDES))

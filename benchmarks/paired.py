@@ -8,6 +8,8 @@ import time
 
 import numpy as np
 
+from benchmarks import learners
+
 
 def env_only_worker(env_config, env_batch_size, seed, frames):
   """Steps its environments with random actions forever, adding to `frames`: the actor's
@@ -26,12 +28,14 @@ def env_only_worker(env_config, env_batch_size, seed, frames):
 
 
 def start_env_only(config):
-  """K env-only processes, all stepping once this returns.
+  """K env-only processes, all stepping once this returns, on what the config's actors
+  step (`learners.acting_env`: single frames for R2D2).
 
   Returns (frame counter per process, the processes, shutdown)."""
+  env_config = learners.acting_env(config)
   counters = [multiprocessing.Value('q', 0) for _ in range(config.actors.num)]
   workers = start_processes(
-      env_only_worker, [(config.env, config.actors.env_batch_size, 1000 * i, counters[i])
+      env_only_worker, [(env_config, config.actors.env_batch_size, 1000 * i, counters[i])
                         for i in range(config.actors.num)])
   shutdown = lambda: terminate(workers)
 
@@ -63,8 +67,6 @@ def wait_until(condition, processes, shutdown, failure: str, seconds: float = 60
       shutdown()
       raise RuntimeError(failure)
     time.sleep(0.1)
-
-
 
 
 def signal_all(processes, signum):

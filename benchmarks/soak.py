@@ -1,14 +1,24 @@
-r"""A long run of a whole program: memory of every node over time, then a stop.
+r"""A run of a whole program: memory of every node over time, then a stop.
 
   python -m benchmarks.soak [--minutes=30] [--config=configs/cartpole_vtrace.py] \
-      [--actors=4] [--sample_seconds=30] [--out=/tmp/soak.json]
+      [--actors=4] [--sample_seconds=30] [--out=/tmp/soak.json] [--logdir=DIR] \
+      [--config.KEY=VALUE ...]
 
-Launches `launch.local` (local_mp, supervised) with `--actors` actors and no end of
-frames, samples the resident memory (RSS) of each node process every `--sample_seconds`,
-then sends Ctrl-C (SIGINT) and times the stop. Reports, per node, RSS at minute 5 and at
-the end and the growth between them (the target: under 10% per process), the frames
-trained, the stop time, whether a final checkpoint was written, and whether any process
-was left behind. Writes every sample to `--out` as JSON.
+e.g. Atari R2D2's memory, every second for 10 minutes, with the config's own actors:
+`--config=configs/atari_r2d2.py --actors=0 --minutes=10 --sample_seconds=1`. A smoke run
+(under a minute): `--minutes=0.4 --sample_seconds=2 --actors=1
+--config.evaluators.num=0 --config.logging.interval_seconds=1`.
+
+Launches `python -m seed_graph.launch.local` (local_mp, supervised) on `--config` with
+`--actors` actors (0: the config's `actors.num`) and no end of frames, samples the
+resident memory (RSS) of each node process every `--sample_seconds`, then sends Ctrl-C
+(SIGINT) and times the stop. Reports, per node, RSS at minute 5 (half the run if it is
+shorter) and at the end and the growth between them (the target: under 10% per
+process), the peak RSS of each node and of all of them together, the frames trained and
+frames/s, the learner steps, the replay's size (R2D2), the stop time, whether a final
+checkpoint was written, whether any process was left behind, and the launcher's lines
+that name an error. Sampling ends early if the program ends by itself. Writes every
+sample to `--out` as JSON; prints one JSON line.
 """
 
 import json
@@ -19,20 +29,26 @@ import sys
 import tempfile
 import time
 
-from absl import app
+os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
+
+from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
 import psutil
 
+from seed_graph.launch.supervision import node_process  # pylint: disable=g-import-not-at-top
+from seed_graph import metrics as metrics_lib  # pylint: disable=g-import-not-at-top
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-from seed_graph.launch.supervision import node_process  # pylint: disable=g-import-not-at-top,wrong-import-position
-from seed_graph import metrics as metrics_lib  # pylint: disable=g-import-not-at-top,wrong-import-position
-
 _MINUTES = flags.DEFINE_float('minutes', 30, 'How long to train before stopping.')
-_CONFIG = flags.DEFINE_string('config', 'configs/cartpole_vtrace.py', 'Config file.')
-_ACTORS = flags.DEFINE_integer('actors', 4, 'Actor processes.')
+_CONFIG = flags.DEFINE_string('config', 'configs/cartpole_vtrace.py', 'Config file '
+                              '(overridden by --config.KEY=VALUE).')
+_ACTORS = flags.DEFINE_integer('actors', 4, "Actor processes; 0: the config's actors.num.")
 _SAMPLE_SECONDS = flags.DEFINE_float('sample_seconds', 30, 'Seconds between samples.')
 _OUT = flags.DEFINE_string('out', '/tmp/soak.json', 'Where the samples go.')
+_LOGDIR = flags.DEFINE_string('logdir', None, 'The run\'s logdir; default: a new '
+                              'temporary directory.')
+_OVERRIDES = []  # The KEY=VALUE of every --config.KEY=VALUE, in order.
 _BASE_MINUTE = 5.0
 
 
@@ -60,45 +76,96 @@ def growth_report(samples, base_minute: float) -> dict:
           for name in sorted(last['rss']) if name in base['rss']}
 
 
+def peaks(samples) -> dict:
+  """The highest RSS (MiB) of each process, and of all of them in one sample."""
+  by_node = {}
+  for sample in samples:
+    for name, rss in sample['rss'].items():
+      by_node[name] = max(by_node.get(name, 0.0), rss)
+  return {'total_rss_mib': round(max((sum(s['rss'].values()) for s in samples), default=0), 1),
+          'rss_mib_by_node': {name: round(rss, 1) for name, rss in sorted(by_node.items())}}
+
+
+def _rates(logdir: str) -> dict:
+  """Progress from the run's metrics.jsonl: last values, frames/s over the records."""
+  path = os.path.join(logdir, 'metrics.jsonl')
+  records = []
+  if os.path.exists(path):
+    with open(path) as f:
+      for line in f:
+        try:
+          records.append(json.loads(line))
+        except ValueError:
+          pass  # A line cut short.
+  last = metrics_lib.last_record(logdir) or {}
+  span = records[-1]['wall_time'] - records[0]['wall_time'] if len(records) > 1 else 0
+  return {
+      'frames': last.get('frames', 0), 'learner_steps': last.get('learner_steps', 0),
+      'frames_per_second': round((records[-1]['frames'] - records[0]['frames']) / span, 1)
+                           if span else None,
+      'episode_return': last.get('episode_return'), 'replay_size': last.get('replay_size'),
+      'sequences_written': last.get('sequences_written')}
+
+
 def main(argv):
-  del argv
-  logdir = tempfile.mkdtemp(prefix='soak-')
+  if len(argv) > 1:
+    raise app.UsageError(f'unexpected arguments: {argv[1:]}')
+  logdir = _LOGDIR.value or tempfile.mkdtemp(prefix='soak-')
+  os.makedirs(logdir, exist_ok=True)
+  actors = [f'--config.actors.num={_ACTORS.value}'] if _ACTORS.value else []
   command = [sys.executable, '-m', 'seed_graph.launch.local', f'--config={_CONFIG.value}',
              f'--logdir={logdir}', '--config.total_environment_frames=10000000000',
-             f'--config.actors.num={_ACTORS.value}']
-  with open(os.path.join(logdir, 'launcher.out'), 'w') as output:
+             *actors, *[f'--config.{override}' for override in _OVERRIDES]]
+  output_path = os.path.join(logdir, 'launcher.out')
+  with open(output_path, 'w') as output:
     launcher = subprocess.Popen(command, cwd=REPO, stdout=output, stderr=subprocess.STDOUT)
   process = psutil.Process(launcher.pid)
   start = time.time()
-  samples = []
+  samples, nodes, stop_seconds = [], [], None
   try:
-    while time.time() - start < _MINUTES.value * 60:
-      time.sleep(_SAMPLE_SECONDS.value)
-      samples.append({'minute': (time.time() - start) / 60, 'rss': node_rss(process)})
+    while time.time() - start < _MINUTES.value * 60 and launcher.poll() is None:
+      time.sleep(min(_SAMPLE_SECONDS.value, max(0.0, start + _MINUTES.value * 60 - time.time())))
+      try:
+        rss = node_rss(process)
+        nodes = process.children(recursive=True)
+      except psutil.NoSuchProcess:
+        break  # The launcher ended (the run ended, or failed).
+      samples.append({'minute': (time.time() - start) / 60, 'rss': rss})
       print(f"minute {samples[-1]['minute']:.1f}: " + ', '.join(
           f'{k}={v:.0f}' for k, v in sorted(samples[-1]['rss'].items())), flush=True)
-    nodes = process.children(recursive=True)
-    stop_start = time.time()
-    launcher.send_signal(signal.SIGINT)
-    launcher.wait(timeout=300)
-    stop_seconds = time.time() - stop_start
+    ended_by_itself = launcher.poll() is not None
+    if not ended_by_itself:
+      stop_start = time.time()
+      launcher.send_signal(signal.SIGINT)
+      launcher.wait(timeout=300)
+      stop_seconds = round(time.time() - stop_start, 1)
   finally:
     if launcher.poll() is None:
       launcher.kill()
   time.sleep(1)
-  left = [p.pid for p in nodes if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
-  metrics = metrics_lib.last_record(logdir)
-  report = {'minutes': _MINUTES.value, 'config': _CONFIG.value, 'actors': _ACTORS.value,
-            'frames': metrics['frames'], 'learner_steps': metrics['learner_steps'],
-            'launcher_exit_code': launcher.returncode, 'stop_seconds': round(stop_seconds, 1),
+  left = []
+  for node in nodes:
+    try:
+      if node.is_running() and node.status() != psutil.STATUS_ZOMBIE:
+        left.append(node.pid)
+    except psutil.NoSuchProcess:
+      pass
+  with open(output_path, errors='replace') as f:
+    errors = [line.rstrip() for line in f if 'Traceback' in line or 'Error' in line]
+  report = {'minutes': _MINUTES.value, 'config': _CONFIG.value, 'overrides': _OVERRIDES,
+            'actors': _ACTORS.value or 'config', **_rates(logdir),
+            'launcher_exit_code': launcher.returncode, 'ended_by_itself': ended_by_itself,
+            'stop_seconds': stop_seconds,
             'final_checkpoint': os.path.exists(os.path.join(logdir, 'checkpoints',
                                                             'checkpoint')),
-            'processes_left': left,
-            'rss_from_minute_5': growth_report(samples, _BASE_MINUTE), 'logdir': logdir}
+            'processes_left': left, 'samples': len(samples),
+            'rss_from_minute_5': growth_report(samples, _BASE_MINUTE) if samples else {},
+            'peak': peaks(samples), 'errors_in_output': errors[:10], 'logdir': logdir}
   with open(_OUT.value, 'w') as f:
     json.dump(dict(report, samples=samples), f)
-  print(json.dumps(report, indent=1))
+  print(json.dumps(report))
 
 
 if __name__ == '__main__':
-  app.run(main)
+  from seed_graph.launch.runs import config_args  # pylint: disable=g-import-not-at-top
+  app.run(main, flags_parser=config_args.flags_parser(_OVERRIDES))

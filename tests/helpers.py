@@ -1,10 +1,13 @@
 """Shared helpers of the tests: small configs and subprocess launches."""
 
+import importlib
 import json
 import os
 import subprocess
 import sys
 import time
+
+import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -20,6 +23,16 @@ SMALL_R2D2_FLAGS = [
     '--config.replay.capacity=150', '--config.replay.min_size_to_sample=16',
     '--config.replay.samples_per_insert=2.0', '--config.replay.error_buffer=64.0',
     '--config.replay.chunk_length=4', '--config.logging.interval_seconds=1']
+
+
+def needs(module: str):
+  """Imports an optional dependency a test needs. Setup installs EnvPool and Football
+  on Python 3.10, the actors' Python, where a missing one fails the test. The 3.8 venv is
+  the TPU VM learner host's, which steps no environments and has neither: there the
+  test is skipped."""
+  if sys.version_info >= (3, 10):
+    return importlib.import_module(module)
+  return pytest.importorskip(module, reason=f'{module}: not on the learner host\'s Python')
 
 
 def small_cartpole_config(logdir_path, **overrides):

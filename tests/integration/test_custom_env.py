@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 from seed_graph.configs import random_walk_vtrace
-from seed_graph import config_checks
+from seed_graph.config_schema import ConfigError
+from seed_graph.programs import registry
 from tests import helpers
 
 
-# Factories the checks below name by import string ('tests.test_custom_env:...').
+# Factories the checks below name by import string ('tests.integration.test_custom_env:...').
 def gym_cartpole(seed):
   del seed
   return gymnasium.make('CartPole-v1')
@@ -65,11 +66,11 @@ def _config(tmp_path, factory, **kwargs):
 
 
 def test_the_example_and_a_gymnasium_factory_pass_the_checks(tmp_path):
-  walk = config_checks.validate_vtrace_config(_config(tmp_path,
+  walk = registry.validate_config(_config(tmp_path,
                                                       'examples.random_walk:make_env'))
   assert (walk.observation_shape, walk.num_actions, walk.frames_per_step) == ((9,), 2, 1)
-  cartpole = config_checks.validate_vtrace_config(
-      _config(tmp_path, 'tests.test_custom_env:gym_cartpole'))
+  cartpole = registry.validate_config(
+      _config(tmp_path, 'tests.integration.test_custom_env:gym_cartpole'))
   assert (cartpole.observation_shape, cartpole.num_actions) == ((4,), 2)
 
 
@@ -77,26 +78,26 @@ def test_the_example_and_a_gymnasium_factory_pass_the_checks(tmp_path):
     ('examples.random_walk', "env.factory: expected 'package.module:function'"),
     ('no_such_package.envs:make', "env.factory: cannot import 'no_such_package.envs'"),
     ('examples.random_walk:no_such_function', "has no function 'no_such_function'"),
-    ('tests.test_custom_env:gym_continuous_actions',
+    ('tests.integration.test_custom_env:gym_continuous_actions',
      'action space Box(-2.0, 2.0, (1,), float32) is not supported; only Discrete'),
-    ('tests.test_custom_env:gym_dict_observations',
+    ('tests.integration.test_custom_env:gym_dict_observations',
      'observation space Dict(', ),
-    ('tests.test_custom_env:dm_dict_observations',
+    ('tests.integration.test_custom_env:dm_dict_observations',
      'the observation spec is a dict; only one array is supported'),
-    ('tests.test_custom_env:not_an_environment',
+    ('tests.integration.test_custom_env:not_an_environment',
      'returned a str; expected a dm_env.Environment or a gymnasium.Env'),
 ])
 def test_environments_outside_the_contract_fail_naming_why(tmp_path, factory, message):
-  with pytest.raises(config_checks.ConfigError, match='env.factory') as error:
-    config_checks.validate_vtrace_config(_config(tmp_path, factory))
+  with pytest.raises(ConfigError, match='env.factory') as error:
+    registry.validate_config(_config(tmp_path, factory))
   assert message in str(error.value)
 
 
 def test_unknown_custom_env_keys_are_named(tmp_path):
   config = _config(tmp_path, 'examples.random_walk:make_env')
   config.env.game = 'Pong'
-  with pytest.raises(config_checks.ConfigError, match='env.game: unknown key'):
-    config_checks.validate_vtrace_config(config)
+  with pytest.raises(ConfigError, match='env.game: unknown config key'):
+    registry.validate_config(config)
 
 
 def test_the_example_environment_trains_under_local_mp(tmp_path):

@@ -8,7 +8,8 @@ import reverb
 
 from seed_graph.configs import atari_r2d2
 from seed_graph.configs import cartpole_r2d2
-from seed_graph import config_checks
+from seed_graph.config_schema import ConfigError
+from seed_graph.programs import registry
 from seed_graph import envs
 from seed_graph.algos.r2d2 import replay as r2d2_replay
 from seed_graph.programs import r2d2
@@ -40,12 +41,12 @@ def test_shipped_configs_are_valid(tmp_path):
   for module in (cartpole_r2d2, atari_r2d2):
     config = module.get_config()
     config.logdir = str(tmp_path)
-    config_checks.validate_r2d2_config(config)
+    registry.validate_config(config)
   atari = atari_r2d2.get_config()
   assert (atari.learner.burn_in, atari.learner.unroll_length, atari.learner.n_step) == (
       40, 80, 5)
   assert atari.learner.discount == 0.997 and atari.learner.target_update_period == 2500
-  assert atari.network.frame_stack == 4 and atari.evaluators.epsilon == 0.001
+  assert atari.env.frame_stack == 4 and atari.evaluators.epsilon == 0.001
 
 
 @pytest.mark.parametrize('key,value,needle', [
@@ -59,12 +60,12 @@ def test_shipped_configs_are_valid(tmp_path):
     ('learner.n_step', 50, 'learner.n_step'),
     ('network.torso', 'atari', "network.torso: 'atari' needs image observations"),
     ('network.torso', 'resnet', "network.torso: 'resnet' needs image observations"),
-    ('network.frame_stack', 4, 'network.frame_stack'),
+    ('env.frame_stack', 4, 'env.frame_stack: R2D2 stacks frames on the learner'),
     ('exploration.base', 0.0, 'exploration.base'),
 ])
 def test_bad_replay_settings_are_named(tmp_path, key, value, needle):
   config = _config(tmp_path, **{key: value})
-  with pytest.raises(config_checks.ConfigError) as error:
+  with pytest.raises(ConfigError) as error:
     r2d2.make_program(config)
   assert needle in str(error.value)
 

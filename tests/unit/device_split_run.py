@@ -1,5 +1,5 @@
 """A learner split over logical CPU devices, driven through its public methods; run by
-`tests/test_device_split.py` in a fresh process, because the split must be made before
+`tests/unit/test_device_split.py` in a fresh process, because the split must be made before
 TensorFlow starts. Prints one JSON line of measurements:
 
   python -m tests.unit.device_split_run ALGORITHM INFERENCE TRAINING LOGDIR [STEPS]

@@ -9,6 +9,7 @@ from seed_graph.envs import backends as env_backends
 from seed_graph import config_schema
 from seed_graph import envs
 from seed_graph.nodes import actor
+from tests import helpers
 
 BACKENDS = ('python', 'envpool')
 
@@ -30,6 +31,7 @@ def _buffers(batch, size):
 @pytest.mark.parametrize('frame_stack,full_action_space,num_actions',
                          [(1, True, 18), (4, True, 18), (4, False, 6)])
 def test_envpool_specs_are_the_python_backends(frame_stack, full_action_space, num_actions):
+  helpers.needs('envpool')
   python_config, envpool_config = (_atari(backend, frame_stack) for backend in BACKENDS)
   python_config.full_action_space = envpool_config.full_action_space = full_action_space
   info = envs.read_spec(python_config)
@@ -45,6 +47,7 @@ def test_envpool_specs_are_the_python_backends(frame_stack, full_action_space, n
 
 @pytest.mark.parametrize('backend', BACKENDS)
 def test_an_episode_ends_and_restarts_in_one_step_with_no_step_lost(backend):
+  helpers.needs(backend if backend == 'envpool' else 'ale_py')
   """Episodes capped at 200 frames (50 steps) end as truncations, each done row holding
   the next episode's first observation (the first frame in every stacked slot). EnvPool
   caps agent steps after the no-op starts: exactly every 50 steps; ale-py counts the
@@ -73,6 +76,7 @@ def test_an_episode_ends_and_restarts_in_one_step_with_no_step_lost(backend):
 
 @pytest.mark.parametrize('backend', BACKENDS)
 def test_a_step_writes_its_own_groups_rows_only(backend):
+  helpers.needs(backend if backend == 'envpool' else 'ale_py')
   groups = [slice(0, 2), slice(2, 3)]
   batch = env_backends.make(_atari(backend), range(3), groups)
   rewards, dones, truncations, observations = _buffers(batch, 3)
@@ -94,6 +98,8 @@ def test_a_step_writes_its_own_groups_rows_only(backend):
     (_atari('python'), (18, 4)), (_atari('envpool'), (18, 4)),
     (cartpole_vtrace.get_config().env, (2, 1))])
 def test_an_actors_environment_batch_reports_its_backends_sizes(env_config, sizes):
+  if env_config.backend == 'envpool':
+    helpers.needs('envpool')
   # What an env-only baseline (benchmarks/paired.py) reads to step as an actor does.
   batch = actor.ActorEnvironments(env_config, np.arange(2), seed=3, is_eval=False)
   try:
@@ -110,6 +116,7 @@ def test_a_bad_backend_is_named():
   cartpole.backend = 'envpool'
   with pytest.raises(ValueError, match="env.backend='envpool' is for env.name='atari'"):
     env_backends.validate_config(cartpole)
+  helpers.needs('envpool')
   uneven = _atari('envpool', max_episode_frames=1_001)
   with pytest.raises(ValueError, match='env.max_episode_frames=1001 must be a multiple'):
     env_backends.validate_config(uneven)

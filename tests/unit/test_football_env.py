@@ -8,6 +8,9 @@ import pytest
 from seed_graph import config_schema
 from seed_graph import envs
 from seed_graph.envs import football
+from tests import helpers
+
+helpers.needs('gfootball')
 
 
 def _config(**overrides):

@@ -2,13 +2,13 @@
 # Shows that the BUILD deps are enforced, on a scratch copy of the workspace (the checkout
 # is never modified):
 #   1. //seed_graph/nodes without "//seed_graph/algos" in its deps: building
-#      //tests:test_learner_inference fails (import check: vtrace_learner.py imports
-#      seed_graph.algos.impala).
-#   2. //tests:test_learner_inference without ":helpers": the build fails the same way.
-#   3. The same missing dep (in //seed_graph too, which also imports the algos), with
-#      those imports hidden from the parser (importlib.import_module): the build passes,
-#      the test fails at run time with ModuleNotFoundError, because project code comes
-#      only from runfiles.
+#      //tests/unit:test_learner_inference fails (import check: learner.py imports
+#      seed_graph.algos.base).
+#   2. //tests/unit:test_learner_inference without "//tests:helpers": the build fails the same way.
+#   3. An import of an undeclared package hidden from the parser (importlib) in
+#      seed_graph/inference/wire.py: the build of //tests/unit:test_wire passes, the
+#      test fails at run time with ModuleNotFoundError: project code comes only from
+#      runfiles.
 #   4. The unmodified copy: the test passes.
 # Needs bazel and .venv (bash scripts/bazel_test.sh sets both up). Takes a few minutes (a
 # second Bazel server for the copy, shut down and removed at the end).
@@ -32,13 +32,13 @@ trap cleanup EXIT
 ln -s "$repo/.venv" "$copy/.venv"
 cd "$copy"
 flags=(--test_output=errors --test_tag_filters=)
-target=//tests:test_learner_inference
+target=//tests/unit:test_learner_inference
 failed=0
 log="$scratch/bazel.log"
 
 expect() {  # expect <pass|build-failure|test-failure> <needle> <description>
   local want="$1" needle="$2" what="$3" rc=0
-  local test_log="$copy/bazel-testlogs/tests/test_learner_inference/test.log"
+  local test_log="$copy/bazel-testlogs/${target#//}/test.log"; test_log="${test_log/://}"
   rm -f "$test_log"
   bazel test "${flags[@]}" "$target" >"$log" 2>&1 || rc=$?
   [[ -f "$test_log" ]] || test_log=/dev/null
@@ -57,34 +57,31 @@ expect() {  # expect <pass|build-failure|test-failure> <needle> <description>
 
 cp seed_graph/nodes/BUILD "$scratch/nodes.BUILD"
 cp seed_graph/BUILD "$scratch/seed_graph.BUILD"
-cp seed_graph/config_checks.py "$scratch/config_checks.py"
-cp tests/BUILD "$scratch/tests.BUILD"
-cp -r seed_graph/nodes "$scratch/nodes"
+cp tests/unit/BUILD "$scratch/tests.BUILD"
 
 sed -i '\|"//seed_graph/algos",|d' seed_graph/nodes/BUILD
-expect build-failure 'imports seed_graph.algos.impala' \
+expect build-failure 'imports seed_graph.algos.base' \
   '1. //seed_graph/nodes without //seed_graph/algos'
 cp "$scratch/nodes.BUILD" seed_graph/nodes/BUILD
 
 python3 - <<'EOF'
-text = open('tests/BUILD').read()
+text = open('tests/unit/BUILD').read()
 start = text.index('name = "test_learner_inference"')
 end = text.index('seed_py_test(', start)
-block = text[start:end].replace('        ":helpers",\n', '', 1)
-open('tests/BUILD', 'w').write(text[:start] + block + text[end:])
+block = text[start:end].replace('        "//tests:helpers",\n', '', 1)
+open('tests/unit/BUILD', 'w').write(text[:start] + block + text[end:])
 EOF
-expect build-failure 'imports tests.helpers' '2. //tests:test_learner_inference without :helpers'
-cp "$scratch/tests.BUILD" tests/BUILD
+expect build-failure 'imports tests.helpers' '2. //tests/unit:test_learner_inference without //tests:helpers'
+cp "$scratch/tests.BUILD" tests/unit/BUILD
 
-sed -i '\|"//seed_graph/algos",|d' seed_graph/nodes/BUILD seed_graph/BUILD
-sed -i -e 's|^from seed_graph.algos import \([A-Za-z0-9_]*\)$|import importlib; \1 = importlib.import_module("seed_graph.algos.\1")|' \
-  seed_graph/nodes/*.py seed_graph/config_checks.py
-expect test-failure "No module named 'seed_graph.algos'" \
-  '3. the same, with the import hidden from the import check'
-rm -rf seed_graph/nodes
-cp -r "$scratch/nodes" seed_graph/nodes
-cp "$scratch/seed_graph.BUILD" seed_graph/BUILD
-cp "$scratch/config_checks.py" seed_graph/config_checks.py
+# An import the parser cannot see, of a package the target does not depend on.
+cp seed_graph/inference/wire.py "$scratch/wire.py"
+printf '\nimport importlib\nimportlib.import_module("seed_graph.envs")\n' >> seed_graph/inference/wire.py
+target=//tests/unit:test_wire
+expect test-failure "No module named 'seed_graph.envs'" \
+  '3. an import hidden from the import check (importlib): fails at run time'
+cp "$scratch/wire.py" seed_graph/inference/wire.py
+target=//tests/unit:test_learner_inference
 
 expect pass 'PASSED' '4. unmodified'
 exit $failed

@@ -11,7 +11,7 @@ parser (importlib) fails there instead.
 Tests run under pytest (tools/bazel/pytest_main.py) with tests/conftest.py.
 """
 
-PROJECT_PACKAGES = ["seed_graph", "launch", "configs", "examples", "tests"]
+PROJECT_PACKAGES = ["seed_graph", "launch", "configs", "examples", "tests", "benchmarks"]
 
 def _py_srcs(files):
     return [f for f in files if f.extension == "py"]
@@ -88,13 +88,22 @@ def seed_py_library(name, srcs, deps = [], data = [], testonly = False, **kwargs
         **kwargs
     )
 
-def seed_py_test(name, srcs, deps = [], data = [], args = [], **kwargs):
+TIER_SIZES = {"unit": "medium", "integration": "large", "learning": "enormous"}
+
+def seed_py_test(name, srcs, deps = [], data = [], args = [], tags = [], **kwargs):
     """A py_test running pytest on `srcs` (test_*.py files of this package).
 
-    `deps`: what the test files import. `data`: what they use otherwise, e.g. //launch
-    when a test runs `python -m seed_graph.launch.local` in a subprocess.
+    The package is a test tier (tests/unit, tests/integration, tests/learning): its name
+    is the test's tag and sets its size. `deps`: what the test files import. `data`: what
+    they use otherwise, e.g. //launch when a test runs `python -m seed_graph.launch.local`
+    in a subprocess.
     """
-    deps = deps + ["//tests:conftest"]
+    tier = native.package_name().split("/")[-1]
+    if tier not in TIER_SIZES:
+        fail("seed_py_test belongs in tests/unit, tests/integration or tests/learning")
+    deps = deps + ["//tests:conftest", ":init"]
+    tags = tags + [tier]
+    kwargs.setdefault("size", TIER_SIZES[tier])
     native.py_test(
         name = name,
         srcs = srcs + ["//tools/bazel:pytest_main.py"],
@@ -104,6 +113,7 @@ def seed_py_test(name, srcs, deps = [], data = [], args = [], **kwargs):
         data = data + [_check_imports(name, srcs, deps, True)],
         python_version = "PY3",
         srcs_version = "PY3",
+        tags = tags,
         **kwargs
     )
 

@@ -1,6 +1,6 @@
 """Checks that a Bazel-run test imports project code only from its runfiles.
 
-//tests:import_isolation_test runs this with deps = ["//seed_graph/algos"] only: the
+//tests/unit:import_isolation_test runs this with deps = ["//seed_graph/algos"] only: the
 modules of that package must import, from runfiles; every other project module must not,
 although the checkout (and, after scripts/setup_env.sh, an editable install of it) is on
 this machine. The same holds in a subprocess started with sys.executable, as tests start
@@ -14,9 +14,10 @@ import subprocess
 import sys
 
 CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
-DECLARED = ['seed_graph.algos.vtrace', 'seed_graph.algos.impala']
+DECLARED = ['seed_graph.algos.vtrace.returns', 'seed_graph.algos.vtrace.loss']
 UNDECLARED = ['seed_graph.inference.wire', 'seed_graph.envs', 'seed_graph.nodes.learner',
-              'seed_graph.programs.vtrace', 'launch.local', 'configs.cartpole_vtrace',
+              'seed_graph.programs.vtrace', 'seed_graph.launch.local',
+              'seed_graph.configs.cartpole_vtrace',
               'tests.helpers']
 
 PROBE = r'''
