@@ -2,17 +2,26 @@ r"""Trains configs/football_academy_vtrace.py until its mean return reaches 0.8 
 frames pass, then prints frames, wall time and the return curve.
 
   python -m benchmarks.football_academy [--logdir=/tmp/football_academy] [--target=0.8]
-      [--metric=eval_episode_return|episode_return]
+      [--metric=eval_episode_return|episode_return] [--max_frames=2000000] \
+      [--config.KEY=VALUE ...]
+
+A smoke run (under a minute; stops at the first episode's end):
+`--metric=episode_return --target=0 --max_frames=3000 --config.actors.num=1
+--config.actors.env_batch_size=2 --config.evaluators.num=0 --config.learner.batch_size=2
+--config.logging.interval_seconds=1`.
 
 The default metric is the evaluators' mean return (greedy policy, last 10 episodes);
 `episode_return` is the training actors' (sampled actions, last 100 episodes).
 
-Runs the program exactly as `python -m seed_graph.launch.local` does (local multiprocessing) and
-stops it with SIGINT once the target is reached.
+Runs the program with `python -m seed_graph.launch.local` (local multiprocessing; its
+output in `<logdir>/launcher.out`), `--config.KEY=VALUE` passed on, and stops it with
+SIGINT once the target is reached. Prints JSON (with the launcher's exit code; a
+launcher that failed fails the benchmark), then the curve as a table.
 """
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -27,6 +36,7 @@ _TARGET = flags.DEFINE_float('target', 0.8, 'Mean training return to stop at.')
 _MAX_FRAMES = flags.DEFINE_integer('max_frames', 2_000_000, 'Frame budget.')
 _METRIC = flags.DEFINE_enum('metric', 'eval_episode_return',
                             ['eval_episode_return', 'episode_return'], 'Return to stop at.')
+_OVERRIDES = []  # The KEY=VALUE of every --config.KEY=VALUE, in order.
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -39,20 +49,25 @@ def _metrics(path):
 
 
 def main(argv):
-  del argv
-  subprocess.run(['rm', '-rf', _LOGDIR.value], check=True)
+  if len(argv) > 1:
+    raise app.UsageError(f'unexpected arguments: {argv[1:]}')
+  shutil.rmtree(_LOGDIR.value, ignore_errors=True)
+  os.makedirs(_LOGDIR.value)
   command = [sys.executable, '-m', 'seed_graph.launch.local',
              '--config=configs/football_academy_vtrace.py', f'--logdir={_LOGDIR.value}',
-             f'--config.total_environment_frames={_MAX_FRAMES.value}']
+             f'--config.total_environment_frames={_MAX_FRAMES.value}',
+             *[f'--config.{override}' for override in _OVERRIDES]]
   start = time.time()
-  launcher = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+  with open(os.path.join(_LOGDIR.value, 'launcher.out'), 'w') as output:
+    launcher = subprocess.Popen(command, cwd=REPO, stdout=output, stderr=subprocess.STDOUT)
   path = os.path.join(_LOGDIR.value, 'metrics.jsonl')
   reached = None
   while launcher.poll() is None:
-    time.sleep(5)
+    time.sleep(1)
     rows = _metrics(path)
-    hits = [r for r in rows if (r.get(_METRIC.value) or 0) >= _TARGET.value]
+    # A record before the first episode ended has no return (None), not a return of 0.
+    hits = [r for r in rows
+            if r.get(_METRIC.value) is not None and r[_METRIC.value] >= _TARGET.value]
     if hits and reached is None:
       reached = hits[0]
       launcher.send_signal(signal.SIGINT)
@@ -61,6 +76,8 @@ def main(argv):
   curve = [(r['frames'], r.get('episode_return'), r.get('eval_episode_return'))
            for r in rows]
   result = {
+      'overrides': _OVERRIDES,
+      'launcher_exit_code': launcher.returncode,
       'metric': _METRIC.value,
       'target': _TARGET.value,
       'reached': reached is not None,
@@ -75,7 +92,11 @@ def main(argv):
   for frames, ret, eval_ret in curve[::max(1, len(curve) // 20)] + curve[-1:]:
     fmt = lambda v: '-' if v is None else f'{v:.3f}'
     print(f'{frames:>10} {fmt(ret):>8} {fmt(eval_ret):>8}')
+  if launcher.returncode:
+    sys.exit(f'error: the launcher failed (exit code {launcher.returncode}); see '
+             f'{os.path.join(_LOGDIR.value, "launcher.out")}')
 
 
 if __name__ == '__main__':
-  app.run(main)
+  from seed_graph.launch.runs import config_args  # pylint: disable=g-import-not-at-top
+  app.run(main, flags_parser=config_args.flags_parser(_OVERRIDES))

@@ -45,14 +45,14 @@ _MEASURE = flags.DEFINE_integer('measure', 0, 'Internal: measure this many devic
 _OVERRIDES = []  # The KEY=VALUE of every --config.KEY=VALUE, in order.
 
 
-def measure(num_devices: int) -> dict:
+def measure(num_devices: int, logdir: str) -> dict:
   """In this (fresh) process: rows/s of `num_devices` inference devices served at once."""
   import numpy as np  # pylint: disable=g-import-not-at-top
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   tf.config.threading.set_intra_op_parallelism_threads(_THREADS.value)
   tf.config.threading.set_inter_op_parallelism_threads(_THREADS.value)
   config = learners.load_config(_CONFIG.value, _OVERRIDES)
-  config.logdir = tempfile.mkdtemp(prefix='seed_graph_inference_devices_')
+  config.logdir = logdir
   config.network.compute_dtype = 'float32'  # This process runs without oneDNN.
   config.inference.batch_size = max(config.inference.batch_size, _ROWS.value)
   config.learner.inference_devices, config.learner.training_devices = num_devices, 1
@@ -83,7 +83,6 @@ def measure(num_devices: int) -> dict:
   for thread in threads:
     thread.join()
   elapsed = time.perf_counter() - start
-  shutil.rmtree(config.logdir, ignore_errors=True)
   return {'inference_devices': num_devices, 'rows_per_second': sum(counts) / elapsed,
           'per_device': [c / elapsed for c in counts]}
 
@@ -91,21 +90,27 @@ def measure(num_devices: int) -> dict:
 def main(argv):
   del argv
   if _MEASURE.value:
-    print(json.dumps(measure(_MEASURE.value)), flush=True)
+    logdir = tempfile.mkdtemp(prefix='seed_graph_inference_devices_')
+    try:
+      print(json.dumps(measure(_MEASURE.value, logdir)), flush=True)
+    finally:
+      shutil.rmtree(logdir, ignore_errors=True)
     return
   learners.load_config(_CONFIG.value, _OVERRIDES)  # A bad config fails here, once.
   counts = [int(d) for d in _DEVICES.value]
   results = {n: [] for n in counts}
   for round_index in range(_ROUNDS.value):
     for n in counts:
-      output = subprocess.run(
+      run = subprocess.run(
           [sys.executable, '-m', 'benchmarks.inference_devices', f'--measure={n}',
            f'--seconds={_SECONDS.value}', f'--config={_CONFIG.value}',
            f'--rows={_ROWS.value}', f'--threads={_THREADS.value}']
           + [f'--config.{override}' for override in _OVERRIDES],
-          capture_output=True, text=True, check=True,
-          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL='2')).stdout
-      record = json.loads(output.strip().splitlines()[-1])
+          capture_output=True, text=True, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL='2'))
+      if run.returncode:
+        sys.exit(f'error: the measurement of {n} devices failed (exit code '
+                 f'{run.returncode}):\n{run.stderr[-3000:]}')
+      record = json.loads(run.stdout.strip().splitlines()[-1])
       record['round'] = round_index
       print(json.dumps(record), flush=True)
       results[n].append(record['rows_per_second'])

@@ -3,19 +3,26 @@ make training slower?
 
   python -m benchmarks.revisions --baseline=<git revision> [--candidate=HEAD] \
       [--config=configs/cartpole_vtrace.py] [--pairs=3] [--seconds=85] [--skip_seconds=30] \
-      [--baseline_flags=--config.KEY=VALUE ...] [--candidate_flags=--config.KEY=VALUE ...]
+      [--config.KEY=VALUE ...] [--baseline_flags=--config.KEY=VALUE ...] \
+      [--candidate_flags=--config.KEY=VALUE ...]
 
 One revision against itself with different flags compares settings instead, e.g. the
 actors' environment backends: `--baseline=HEAD --candidate_flags=--config.env.backend=envpool`.
+A smoke run (under a minute): `--baseline=HEAD --pairs=1 --seconds=20 --skip_seconds=1
+--config.actors.num=1 --config.evaluators.num=0 --config.logging.interval_seconds=1`.
 
-Each revision is exported (`git archive`) to a temporary directory and runs its own
-`launch.local` on the config (its own copy, as the revision has it; evaluators as
-configured, total frames unbounded), `--seconds` long, then Ctrl-C; baseline and
+Each revision (committed: `git archive`) is exported to a temporary directory and runs
+its own local launcher (`python -m seed_graph.launch.local`, or `launch.local` in
+revisions older than that name) on the config (its own copy, as the revision has it;
+evaluators as configured, total frames unbounded), with `--config.KEY=VALUE` given to
+every run and `--baseline_flags` / `--candidate_flags` to that side's, `--seconds` long,
+then Ctrl-C; baseline and
 candidate alternate, `--pairs` times. A run's speed is the growth of the learner's
 `frames` per second of its `metrics.jsonl` from `--skip_seconds` (start-up, traces) to
-its last record. Reported: each run's training frames/s and learner steps/s, the median
-of each revision, and the median of the per-pair ratios candidate / baseline (the
-machine's speed drifts; neighbouring runs share it).
+its last record (wall time counts from the learner's start). Reported: each run's
+training frames/s and learner steps/s (a JSON line each), the median of each revision,
+and the median of the per-pair ratios candidate / baseline (the machine's speed drifts;
+neighbouring runs share it), then a JSON line of the summary.
 """
 
 import json
@@ -38,10 +45,11 @@ _PAIRS = flags.DEFINE_integer('pairs', 3, 'Alternating baseline/candidate run pa
 _SECONDS = flags.DEFINE_float('seconds', 85.0, 'Length of each run.')
 _SKIP = flags.DEFINE_float('skip_seconds', 30.0, 'Unmeasured start of each run.')
 _BASELINE_FLAGS = flags.DEFINE_multi_string('baseline_flags', [],
-                                            'Extra launch.local flags of baseline runs.')
+                                            'Extra launcher flags of baseline runs.')
 _CANDIDATE_FLAGS = flags.DEFINE_multi_string('candidate_flags', [],
-                                             'Extra launch.local flags of candidate runs.')
+                                             'Extra launcher flags of candidate runs.')
 flags.mark_flags_as_required(['baseline'])
+_OVERRIDES = []  # The KEY=VALUE of every --config.KEY=VALUE (all runs), in order.
 
 _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -61,22 +69,26 @@ def launcher_module(tree: str) -> str:
 
 
 def train(tree: str, logdir: str, extra_flags) -> dict:
-  """One run of `launch.local` in `tree`; its steady rates from `metrics.jsonl`."""
+  """One run of the local launcher in `tree`; its steady rates from `metrics.jsonl`."""
   with open(logdir + '.out', 'w') as output:
     launcher = subprocess.Popen(
         [sys.executable, '-m', launcher_module(tree), f'--config={_CONFIG.value}',
          f'--logdir={logdir}', '--config.total_environment_frames=10000000000',
-         *extra_flags],
+         *[f'--config.{override}' for override in _OVERRIDES], *extra_flags],
         cwd=tree, stdout=output, stderr=subprocess.STDOUT)
     time.sleep(_SECONDS.value)
     launcher.send_signal(signal.SIGINT)  # The launcher stops its nodes in order.
     launcher.wait(300)
-  with open(os.path.join(logdir, 'metrics.jsonl')) as metrics:
-    records = [json.loads(line) for line in metrics]
+  records = []
+  if os.path.exists(os.path.join(logdir, 'metrics.jsonl')):
+    with open(os.path.join(logdir, 'metrics.jsonl')) as metrics:
+      records = [json.loads(line) for line in metrics]
   steady = [r for r in records if r['wall_time'] >= _SKIP.value]
   if len(steady) < 2:
-    raise RuntimeError(f'{logdir}: fewer than 2 records after {_SKIP.value:g} s; see '
-                       f'{logdir}.out')
+    with open(logdir + '.out', errors='replace') as f:
+      tail = f.read()[-3000:]  # The scratch directory goes when this ends.
+    raise RuntimeError(f'{logdir}: fewer than 2 records after {_SKIP.value:g} s (exit code '
+                       f'{launcher.returncode}); the launcher\'s output ends:\n{tail}')
   first, last = steady[0], steady[-1]
   span = last['wall_time'] - first['wall_time']
   return {'frames_per_second': (last['frames'] - first['frames']) / span,
@@ -101,15 +113,24 @@ def main(argv):
         print(json.dumps(dict(result, revision=role, pair=pair)), flush=True)
   ratios = [c['frames_per_second'] / b['frames_per_second']
             for b, c in zip(runs['baseline'], runs['candidate'])]
+  summary = {'config': _CONFIG.value, 'overrides': _OVERRIDES, 'seconds': _SECONDS.value,
+             'skip_seconds': _SKIP.value}
   for role, revision in (('baseline', _BASELINE.value), ('candidate', _CANDIDATE.value)):
     fps = statistics.median(r['frames_per_second'] for r in runs[role])
     steps = statistics.median(r['learner_steps_per_second'] for r in runs[role])
-    extra_flags = ' '.join((_BASELINE_FLAGS if role == 'baseline' else _CANDIDATE_FLAGS).value)
+    extra_flags = (_BASELINE_FLAGS if role == 'baseline' else _CANDIDATE_FLAGS).value
+    summary[role] = {'revision': revision, 'flags': extra_flags,
+                     'frames_per_second': round(fps, 1),
+                     'learner_steps_per_second': round(steps, 3)}
     print(f'{role:9s} {revision:12s} {fps:9,.0f} frames/s {steps:7.2f} learner steps/s '
-          f'{extra_flags}')
+          f'{" ".join(extra_flags)}')
   print(f'candidate / baseline frames/s, median of {len(ratios)} pairs: '
         f'{statistics.median(ratios):.3f} (pairs: {", ".join(f"{r:.3f}" for r in ratios)})')
+  summary.update(ratio=round(statistics.median(ratios), 3),
+                 pairs=[round(r, 3) for r in ratios])
+  print(json.dumps(summary))
 
 
 if __name__ == '__main__':
-  app.run(main)
+  from seed_graph.launch.runs import config_args  # pylint: disable=g-import-not-at-top
+  app.run(main, flags_parser=config_args.flags_parser(_OVERRIDES))

@@ -124,7 +124,7 @@ def main(argv):
   samples, nodes, stop_seconds = [], [], None
   try:
     while time.time() - start < _MINUTES.value * 60 and launcher.poll() is None:
-      time.sleep(min(_SAMPLE_SECONDS.value, max(0.0, start + _MINUTES.value * 60 - time.time())))
+      time.sleep(_SAMPLE_SECONDS.value)
       try:
         rss = node_rss(process)
         nodes = process.children(recursive=True)

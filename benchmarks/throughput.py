@@ -5,6 +5,9 @@ r"""Throughput of central inference against stepping the environments alone.
       [--inference_timeout_us=5000] [--jit_compile=true] [--pairs=30]
       [--window_seconds=3]
 
+A smoke run (seconds): `--env=cartpole --processes=1 --env_batch_size=4 --env_groups=1
+--pairs=1 --window_seconds=1 --warmup_seconds=0.5`.
+
 Two set-ups with the same K processes, each stepping `env_batch_size` environments:
   1. env_only: random actions chosen in the process (no model anywhere);
   2. central_inference: K real actors (`seed_graph.nodes.actor.Actor`, split into

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the Python tests with Bazel (WORKSPACE, BUILD files; README.md, "Tests"), offline:
+# Runs the Python tests with Bazel (WORKSPACE, BUILD files; docs/testing.md), offline:
 # installs Debian's bazel-bootstrap (Bazel 4.2.3) if there is no `bazel`, sets up .venv if
 # needed (scripts/setup_env.sh), then `bazel test //tests/unit/...`: the unit tier, whose
 # value under Bazel is that every import between packages must be declared (pytest runs

@@ -4,9 +4,9 @@ import pytest
 
 from tests import helpers
 
-# Independent training runs of CartPole vary (process timing changes every run). With the
-# shipped config, all 14 runs measured so far reached 450, between 107k and 281k frames
-# (see the README's Results). A second, fresh run is still allowed so that one unlucky
+# Independent training runs of CartPole vary (process timing changes every run); with the
+# shipped config they reach 450 between about 100k and 300k frames
+# (docs/results/cartpole.md). A second, fresh run is still allowed so that one unlucky
 # draw does not fail CI; each run must reach the target within its own 500k frames, and
 # both together stay under the 10 minutes this test may take.
 _ATTEMPTS = 2

@@ -3,11 +3,9 @@
 A contextual bandit on 84x84 uint8 frames: a white square on the left or the right;
 action 0 pays 1 for left, action 1 for right, the other 16 actions nothing. Driven
 through the V-trace algorithm's own `act` and `train` with the config's torso, loss and
-optimizer. The control takes the core and optimizer that kept Pong uniform for 5.8M
-frames (run 1 in the README): an LSTM core of 256 with Adam's epsilon at 1e-3, which
-still picks the paying action only about one time in six after 50 updates. (The
-feed-forward agent, uncentered, learned this cue with either epsilon: 0.99 with 1e-3,
-0.44 with 1e-7, in a scratch measurement.)
+optimizer. The control takes a core and optimizer that kept Pong's policy uniform for 5.8M
+frames (docs/results/pong_10m.md): an LSTM core of 256 with Adam's epsilon at 1e-3,
+which picks the paying action only about one time in six after 50 updates.
 """
 
 import threading

@@ -51,10 +51,11 @@ def _drive(learner, num_steps, rng):
   the inference devices in turn."""
   env_ids = np.arange(8, dtype=np.int32)
   for step in range(num_steps):
+    dones = rng.random(8) < 0.05
     learner.infer_batch([messages.InferenceRequest(
         env_ids, np.full(8, 1, np.int64), rng.random(8).astype(np.float32),
-        rng.random(8) < 0.05, np.zeros(8, bool), rng.normal(size=(8, 4)).astype(np.float32),
-        False)], device=step % learner.devices.num_inference)
+        dones, np.zeros(8, bool), rng.normal(size=(8, 4)).astype(np.float32),
+        False, dones)], device=step % learner.devices.num_inference)
 
 
 def _stepped_outputs(learner, device, steps, state, exploration):

@@ -1,0 +1,173 @@
+"""Every benchmark still runs: each as `python -m benchmarks.<name>` from the repository
+root, as its docstring says, on the smallest settings that keep its real code path
+(CartPole where it takes a config, windows of a second, one pair or round), and reports
+its figures. These check that the benchmarks work, not what they measure: the figures
+must be there and plausible (positive rates, the processes it names), not fast."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests import helpers
+
+# The whole program start-up (TensorFlow in every process) dominates most of these.
+_TIMEOUT = 240
+
+
+def run_benchmark(name, *args) -> str:
+  """Runs the benchmark to its end; requires exit code 0; returns its stdout."""
+  result = subprocess.run([sys.executable, '-m', f'benchmarks.{name}', *args],
+                          cwd=helpers.REPO, capture_output=True, text=True, timeout=_TIMEOUT,
+                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL='2'))
+  assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
+  return result.stdout
+
+
+def json_lines(stdout):
+  return [json.loads(line) for line in stdout.splitlines() if line.startswith('{')]
+
+
+def last_json(stdout) -> dict:
+  records = json_lines(stdout)
+  assert records, f'no JSON line in:\n{stdout[-3000:]}'
+  return records[-1]
+
+
+def test_throughput():
+  out = run_benchmark('throughput', '--env=cartpole', '--processes=1', '--env_batch_size=4',
+                      '--env_groups=1', '--pairs=1', '--window_seconds=1',
+                      '--warmup_seconds=0.5', '--settle_seconds=0.2')
+  result = last_json(out)
+  assert result['env'] == 'cartpole' and len(result['pairs']) == 1
+  assert result['env_only_frames_per_second'] > 0
+  assert result['central_inference_frames_per_second'] > 0
+  assert result['ratio'] > 0 and result['learner_cpu_cores'] > 0
+  assert result['pairs'][0]['mean_inference_batch_rows'] > 0
+  assert 'median ratio' in out
+
+
+def test_end_to_end():
+  out = run_benchmark('end_to_end', '--config=configs/cartpole_vtrace.py', '--pairs=1',
+                      '--window_seconds=1', '--settle_seconds=0.2', '--warmup_seconds=0',
+                      '--config.actors.num=1', '--config.actors.env_batch_size=8')
+  result = last_json(out)
+  assert result['config'] == 'configs/cartpole_vtrace.py'
+  assert result['overrides'] == ['actors.num=1', 'actors.env_batch_size=8']
+  assert (result['algorithm'], result['actors'], result['env_batch_size']) == ('vtrace', 1, 8)
+  assert result['training_frames_per_second'] > 0
+  assert result['env_only_frames_per_second'] > 0
+  assert result['ratio'] > 0 and result['learner_steps_per_second'] > 0
+  assert result['training_processes_peak_rss_gib'] > 0
+  assert 'median: training' in out
+
+
+def test_env_backends():
+  helpers.needs('envpool')
+  out = run_benchmark('env_backends', '--pairs=1', '--window_seconds=1',
+                      '--settle_seconds=0.2', '--config.actors.num=1',
+                      '--config.actors.env_batch_size=2')
+  result = last_json(out)
+  assert result['config'] == 'configs/atari_vtrace_fast.py'
+  assert (result['actors'], result['env_batch_size']) == (1, 2)
+  assert result['python'] > 0 and result['envpool'] > 0
+  assert result['ratio'] > 0 and len(result['pairs']) == 1
+
+
+def test_inference_call():
+  out = run_benchmark('inference_call', '--config=configs/cartpole_vtrace.py', '--rows=4',
+                      '--calls=5')
+  result = last_json(out)
+  assert result['config'] == 'configs/cartpole_vtrace.py' and result['rows'] == 4
+  assert [r['jit_compile'] for r in result['results']] == [False, True]
+  for timing in result['results']:
+    assert timing['calls'] == 5 and timing['wall_ms'] > 0 and timing['cpu_ms'] > 0
+
+
+def test_inference_devices():
+  out = run_benchmark('inference_devices', '--devices=1,2', '--rounds=1', '--seconds=1',
+                      '--config=configs/cartpole_vtrace.py', '--rows=4')
+  *measurements, summary = json_lines(out)
+  assert [m['inference_devices'] for m in measurements] == [1, 2]
+  assert len(measurements[1]['per_device']) == 2  # Both devices served.
+  assert all(rows > 0 for m in measurements for rows in m['per_device'])
+  assert set(summary['median_rows_per_second']) == {'1', '2'}
+  assert summary['ratio_to_first']['1'] == 1.0 and summary['ratio_to_first']['2'] > 0
+
+
+def test_edge_load_on_loopback():
+  # Loopback only: the namespace set-up needs root (tests/integration/test_multi_host.py
+  # covers the namespaces).
+  out = run_benchmark('edge_load', '--nonamespaces', '--streams=8', '--client_processes=2',
+                      '--rounds=1', '--seconds=1')
+  result = last_json(out)
+  assert result['namespaces'] is False and list(result['rounds']) == ['loopback']
+  (round_,) = result['rounds']['loopback']
+  assert round_['requests_per_second'] > 0 and round_['rows_per_second'] > 0
+  assert 0 < round_['p50_ms'] <= round_['p99_ms']
+
+
+def test_replay_memory():
+  # Atari (the benchmark's subject): its R2D2 learner stacks frames, so the replay holds
+  # single frames, as the replay node's does.
+  out = run_benchmark('replay_memory', '--distinct_frames=200', '--config.replay.capacity=64',
+                      '--config.replay.min_size_to_sample=16')
+  result = last_json(out)
+  assert result['config'] == 'configs/atari_r2d2.py'
+  assert result['observation_shape'] == [84, 84] and result['frame_stack'] == 4
+  assert result['capacity'] == result['table_size'] == 64
+  assert result['steps_written'] > 0 and result['bytes_per_sequence'] > 0
+
+
+def test_soak(tmp_path):
+  out = run_benchmark('soak', '--minutes=0.4', '--sample_seconds=2', '--actors=1',
+                      f'--out={tmp_path / "soak.json"}', f'--logdir={tmp_path / "run"}',
+                      '--config.evaluators.num=0', '--config.logging.interval_seconds=1')
+  result = last_json(out)
+  assert result['launcher_exit_code'] == 0 and not result['ended_by_itself']
+  assert result['stop_seconds'] is not None and result['processes_left'] == []
+  assert result['final_checkpoint']
+  assert not [line for line in result['errors_in_output'] if 'Traceback' in line]
+  assert result['frames'] > 0 and result['frames_per_second'] > 0
+  assert set(result['peak']['rss_mib_by_node']) == {'launcher', 'learner/0', 'actor/0'}
+  assert result['peak']['total_rss_mib'] > 0
+  assert set(result['rss_from_minute_5']) == {'launcher', 'learner/0', 'actor/0'}
+  with open(tmp_path / 'soak.json') as f:
+    assert len(json.load(f)['samples']) == result['samples'] > 0
+
+
+def test_revisions():
+  # It exports committed revisions (`git archive`): only in a git checkout.
+  if subprocess.run(['git', 'rev-parse', '--verify', 'HEAD'], cwd=helpers.REPO,
+                    capture_output=True).returncode:
+    pytest.skip('benchmarks.revisions exports revisions of a git checkout; this is none')
+  # HEAD against itself; local_mt starts a program in half the time of local_mp (whose
+  # start-up test_soak covers).
+  local_mt = '--launch_type=local_mt'
+  out = run_benchmark('revisions', '--baseline=HEAD', '--candidate=HEAD', '--pairs=1',
+                      '--seconds=12', '--skip_seconds=1', f'--baseline_flags={local_mt}',
+                      f'--candidate_flags={local_mt}', '--config.actors.num=1',
+                      '--config.evaluators.num=0', '--config.logging.interval_seconds=1')
+  *runs, summary = json_lines(out)
+  assert [r['revision'] for r in runs] == ['baseline', 'candidate']
+  assert all(r['frames_per_second'] > 0 and r['learner_steps_per_second'] > 0 for r in runs)
+  for role in ('baseline', 'candidate'):
+    assert summary[role]['revision'] == 'HEAD' and summary[role]['flags'] == [local_mt]
+    assert summary[role]['frames_per_second'] > 0
+  assert summary['ratio'] > 0 and len(summary['pairs']) == 1
+
+
+def test_football_academy(tmp_path):
+  helpers.needs('gfootball')
+  # A target of 0: stops (Ctrl-C) at the first finished episode; max_frames caps it.
+  out = run_benchmark('football_academy', f'--logdir={tmp_path / "football"}',
+                      '--metric=episode_return', '--target=0', '--max_frames=3000',
+                      '--config.actors.num=1', '--config.actors.env_batch_size=2',
+                      '--config.evaluators.num=0', '--config.learner.batch_size=2',
+                      '--config.logging.interval_seconds=1')
+  result = last_json(out)
+  assert result['launcher_exit_code'] == 0
+  assert result['reached'] and 0 < result['frames_at_target'] <= result['final_frames']
+  assert result['wall_seconds_at_target'] > 0 and result['curve_every_10th']
