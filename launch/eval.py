@@ -125,7 +125,7 @@ def play_episode(learner, parse, config, seed: int, max_steps: int, video=None):
       steps += 1
       request = parse(batch.request(_ROW))  # Carries the step's reward and end.
       total += float(request.rewards[0])
-      if request.dones[0]:
+      if request.game_overs[0]:  # A whole game (a lost life may end only an episode).
         return total, steps, False
       if video:
         video.add(batch.frame(0))

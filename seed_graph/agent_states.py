@@ -67,13 +67,15 @@ class EpisodeStatistics:
     self._episodes = {'train': 0, 'eval': 0}
     self._lock = threading.Lock()
 
-  def update(self, env_ids, rewards, dones, new_run) -> Tuple[np.ndarray, np.ndarray]:
-    """Adds one step per row; returns (env ids, returns) of the episodes it ended."""
+  def update(self, env_ids, rewards, game_overs, new_run) -> Tuple[np.ndarray, np.ndarray]:
+    """Adds one step per row; returns (env ids, returns) of the episodes it ended. An
+    episode here is a whole game: it ends where `game_overs` is set (a lost life that
+    ended a training episode, `env.episodic_life`, does not end it)."""
     if new_run.any():
       self._returns[env_ids[new_run]] = 0
     continuing = ~new_run
     self._returns[env_ids[continuing]] += rewards[continuing]
-    finished_ids = env_ids[continuing & dones]
+    finished_ids = env_ids[continuing & game_overs]
     finished_returns = self._returns[finished_ids].copy()
     self._returns[finished_ids] = 0
     if finished_ids.size:

@@ -10,6 +10,7 @@ from seed_graph.config_schema import Key
 from seed_graph.config_schema import in_range
 from seed_graph.config_schema import non_negative
 from seed_graph.config_schema import positive
+from seed_graph.envs import atari_episodes
 from seed_graph.envs import gym_adapter
 
 KEYS = {
@@ -26,6 +27,10 @@ KEYS = {
                              "game's own (minimal) set.", fixed=True),
     'max_episode_frames': Key(108_000, 'Episodes are cut (truncated) after this many '
                               'frames: 30 minutes of play at 60 Hz.', positive),
+    'episodic_life': Key(False, 'A lost life ends the training episode (values bootstrap '
+                         'to 0 there); returns are still counted per whole game.'),
+    'fire_reset': Key(False, 'Press FIRE (then action 2) at the start of every episode, '
+                      'in games whose action 1 is FIRE.'),
     'envpool_threads': Key(1, "EnvPool threads per actor env group (env.backend="
                            "'envpool').", positive),
 }
@@ -62,4 +67,9 @@ def make_environment(env_config, seed: int):
   env = AtariPreprocessing(
       raw, noop_max=env_config.noop_max, frame_skip=env_config.frame_skip,
       screen_size=env_config.screen_size, grayscale_obs=True, terminal_on_life_loss=False)
-  return gym_adapter.GymnasiumEnv(env, seed, frames_per_step=env_config.frame_skip)
+  env = gym_adapter.GymnasiumEnv(env, seed, frames_per_step=env_config.frame_skip)
+  if env_config.episodic_life or env_config.fire_reset:
+    env = atari_episodes.AtariEpisodes(
+        env, raw.unwrapped.ale, raw.unwrapped.get_action_meanings(),
+        env_config.episodic_life, env_config.fire_reset)
+  return env

@@ -8,11 +8,12 @@ Two backends keep one contract, so the actor and the env-only benchmark run eith
 
 The contract (see `PythonBackend`): `observation_shape`, `observation_dtype`, `num_actions`,
 `frames_per_step`; `reset(observations)` writes every environment's first observation;
-`step(group, actions, rewards, dones, truncations, observations)` steps the environments
-of `group` (a slice of the batch; groups are fixed when the batch is made) and writes
-their outcome into those arrays' rows of `group`. An environment whose episode ended
-resets in the same call: its row holds the last reward, `dones` True (`truncations` True
-if a time limit ended it) and the next episode's first observation.
+`step(group, actions, rewards, dones, truncations, game_overs, observations)` steps the
+environments of `group` (a slice of the batch; groups are fixed when the batch is made)
+and writes their outcome into those arrays' rows of `group`. An environment whose episode
+ended resets in the same call: its row holds the last reward, `dones` True (`truncations`
+True if a time limit ended it, `game_overs` True unless only a life was lost: see
+`seed_graph.envs.atari_episodes`) and the next episode's first observation.
 """
 
 from typing import Sequence
@@ -57,7 +58,8 @@ class PythonBackend:
     for i, env in enumerate(self._environments):
       observations[i] = env.reset().observation
 
-  def step(self, group: slice, actions, rewards, dones, truncations, observations):
+  def step(self, group: slice, actions, rewards, dones, truncations, game_overs,
+           observations):
     for i, action in zip(range(group.start, group.stop), actions):
       env = self._environments[i]
       timestep = env.step(action)
@@ -66,6 +68,7 @@ class PythonBackend:
       dones[i] = last
       # dm_env.truncation (a time limit) keeps discount 1; a terminal state has 0.
       truncations[i] = last and timestep.discount is not None and timestep.discount > 0
+      game_overs[i] = last and getattr(env, 'game_over', True)
       observations[i] = env.reset().observation if last else timestep.observation
 
   def frame(self, index: int):

@@ -5,7 +5,10 @@ observations are refused: flatten them into one array first), a discrete action 
 `num_values` integers), and optionally an attribute `frames_per_step` (emulator frames a
 step consumes, e.g. the frame skip; 1 if absent) used for frame counting, and optionally
 a method `frame()` returning what a person would see, an RGB `uint8 [H, W, 3]` array (or
-None), which `launch.eval --video` films. dm_env
+None), which `launch.eval --video` films, and optionally an attribute `game_over`, read
+after an episode's last step: False when the episode ended with a lost life but the game
+goes on (its next `reset()` continues it), so returns are counted per whole game (True
+if absent). dm_env
 environments are used as they are; gymnasium environments are adapted
 (`gym_adapter.GymnasiumEnv`) and need a Box observation space and a Discrete action
 space.

@@ -40,6 +40,9 @@ def validate_config(env_config):
     games = sorted(k[:-3] for k in known if k.endswith('-v5'))
     raise ValueError(f'env.game={env_config.game!r} is not an Atari game EnvPool knows '
                      f'(env.backend=envpool); valid: {", ".join(games)}')
+  if env_config.episodic_life or env_config.fire_reset:
+    raise ValueError('env.episodic_life, env.fire_reset: not with env.backend=envpool; '
+                     "use env.backend='python'")
   if env_config.max_episode_frames % env_config.frame_skip:
     raise ValueError('env.backend=envpool caps episodes in agent steps: '
                      f'env.max_episode_frames={env_config.max_episode_frames} must be a '
@@ -85,7 +88,8 @@ class EnvPoolAtari:
       stacks, info = pool.reset()
       self._write(observations, info['env_id'] + start, stacks)
 
-  def step(self, group: slice, actions, rewards, dones, truncations, observations):
+  def step(self, group: slice, actions, rewards, dones, truncations, game_overs,
+           observations):
     pool = self._pools[(group.start, group.stop)]
     stacks, reward, terminated, truncated, info = pool.step(np.asarray(actions, np.int32))
     rows = info['env_id'] + group.start
@@ -93,6 +97,7 @@ class EnvPoolAtari:
     rewards[rows] = reward
     dones[rows] = ended
     truncations[rows] = truncated & ~terminated
+    game_overs[rows] = ended  # Whole games: episodic lives are refused with EnvPool.
     self._write(observations, rows, stacks)
     if ended.any():
       firsts, first_info = pool.reset(info['env_id'][ended])

@@ -52,6 +52,11 @@ class FrameStack(dm_env.Environment):
   def step(self, action) -> dm_env.TimeStep:
     return self._push(self._env.step(action), first=False)
 
+  @property
+  def game_over(self) -> bool:
+    """Whether the last episode end also ended the game (see `envs.contract`)."""
+    return getattr(self._env, 'game_over', True)
+
   def frame(self):
     frame = getattr(self._env, 'frame', None)
     return frame() if frame else None

@@ -9,6 +9,8 @@ A request carries one step of some of an actor's (or evaluator's) environments:
   dones         bool [B]    that transition ended an episode (the observation is then
                             the first of the next one)
   truncations   bool [B]    the episode end was a time limit, not a terminal state
+  game_overs    bool [B]    the episode end also ended the game; False where only a
+                            life was lost (`env.episodic_life`): returns are whole games
   observations  [B, ...]    the environment's observation dtype and shape
   meta.eval     bool        evaluation environments (acted for, never trained on)
 
@@ -25,8 +27,8 @@ from seed_graph.inference import wire
 
 # Dtypes of every request array but `observations` (the environment's own dtype).
 REQUEST_DTYPES = {'env_ids': np.int32, 'run_ids': np.int64, 'rewards': np.float32,
-                  'dones': np.bool_, 'truncations': np.bool_}
-_ROW_FIELDS = ('run_ids', 'rewards', 'dones', 'truncations')
+                  'dones': np.bool_, 'truncations': np.bool_, 'game_overs': np.bool_}
+_ROW_FIELDS = ('run_ids', 'rewards', 'dones', 'truncations', 'game_overs')
 
 
 class InferenceRequest(NamedTuple):
@@ -39,13 +41,16 @@ class InferenceRequest(NamedTuple):
   truncations: np.ndarray
   observations: np.ndarray
   is_eval: object
+  game_overs: np.ndarray
 
 
 def encode_request(env_ids, run_ids, rewards, dones, truncations, observations,
-                   is_eval: bool) -> bytes:
-  """One request message from `[B, ...]` arrays (see the module docstring)."""
+                   is_eval: bool, game_overs=None) -> bytes:
+  """One request message from `[B, ...]` arrays (see the module docstring);
+  `game_overs` defaults to `dones` (every episode is a whole game)."""
   return wire.encode({'env_ids': env_ids, 'run_ids': run_ids, 'rewards': rewards,
                       'dones': dones, 'truncations': truncations,
+                      'game_overs': dones if game_overs is None else game_overs,
                       'observations': observations}, {'eval': bool(is_eval)})
 
 
@@ -66,7 +71,8 @@ def merge_requests(requests: Sequence[InferenceRequest]) -> InferenceRequest:
   return InferenceRequest(
       join('env_ids'), join('run_ids'), join('rewards'), join('dones'),
       join('truncations'), join('observations'),
-      np.concatenate([np.full(len(r.env_ids), r.is_eval) for r in requests]))
+      np.concatenate([np.full(len(r.env_ids), r.is_eval) for r in requests]),
+      join('game_overs'))
 
 
 def split_rows(rows: np.ndarray, requests: Sequence[InferenceRequest]) -> List[np.ndarray]:

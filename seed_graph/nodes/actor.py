@@ -176,6 +176,7 @@ class ActorEnvironments:
     self._rewards = np.zeros(batch, np.float32)
     self._dones = np.zeros(batch, bool)
     self._truncations = np.zeros(batch, bool)
+    self._game_overs = np.zeros(batch, bool)
     self._environments.reset(self._observations)
     self._run_ids = new_run_ids(batch)
 
@@ -192,11 +193,11 @@ class ActorEnvironments:
     return messages.encode_request(
         self._env_ids[group], self._run_ids[group], self._rewards[group],
         self._dones[group], self._truncations[group], self._observations[group],
-        self._is_eval)
+        self._is_eval, self._game_overs[group])
 
   def step(self, group: slice, actions: np.ndarray):
     self._environments.step(group, actions, self._rewards, self._dones, self._truncations,
-                            self._observations)
+                            self._game_overs, self._observations)
 
   def frame(self, index: int):
     """Environment `index`'s picture (its `frame()`, see `envs.contract`), or None if it

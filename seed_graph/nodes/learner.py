@@ -65,6 +65,8 @@ class Learner:
     num_training_envs = id_ranges.num_training_envs(config)
     context = base.AlgorithmContext(spec, num_envs, num_training_envs, self._stop,
                                     self.devices)
+    # `seed` seeds the network's initialization (and TensorFlow's sampling after it).
+    tf.random.set_seed(config.seed)
     with self.devices.variable_scope():
       self.algorithm = make_algorithm(config, context, *algorithm_args)
     example_inputs = self.algorithm.example_policy_inputs()
@@ -138,7 +140,7 @@ class Learner:
     env_ids = step.env_ids
     with self._step_lock:
       new_run = self._env_states.begin_step(env_ids, step.run_ids)
-      self._episodes.update(env_ids, step.rewards, step.dones, new_run)
+      self._episodes.update(env_ids, step.rewards, step.game_overs, new_run)
       if new_run.any():
         self.algorithm.reset(env_ids[new_run])
       prev_actions = self._env_states.prev_actions[env_ids]

@@ -25,7 +25,7 @@ def _atari(backend, frame_stack=4, max_episode_frames=108_000):
 def _buffers(batch, size):
   observations = np.zeros((size,) + batch.observation_shape, batch.observation_dtype)
   return (np.zeros(size, np.float32), np.zeros(size, bool), np.zeros(size, bool),
-          observations)
+          np.zeros(size, bool), observations)
 
 
 @pytest.mark.parametrize('frame_stack,full_action_space,num_actions',
@@ -54,13 +54,13 @@ def test_an_episode_ends_and_restarts_in_one_step_with_no_step_lost(backend):
   no-op frames too: 50 steps less up to 30 frames."""
   batch = env_backends.make(_atari(backend, max_episode_frames=200), range(3),
                            [slice(0, 3)])
-  rewards, dones, truncations, observations = _buffers(batch, 3)
+  rewards, dones, truncations, game_overs, observations = _buffers(batch, 3)
   batch.reset(observations)
   rng = np.random.default_rng(0)
   lengths, starts = [], np.zeros(3, int)
   try:
     for step in range(1, 121):
-      batch.step(slice(0, 3), rng.integers(0, 18, 3), rewards, dones, truncations,
+      batch.step(slice(0, 3), rng.integers(0, 18, 3), rewards, dones, truncations, game_overs,
                  observations)
       assert (truncations == dones).all()
       for i in np.flatnonzero(dones):
@@ -79,14 +79,15 @@ def test_a_step_writes_its_own_groups_rows_only(backend):
   helpers.needs(backend if backend == 'envpool' else 'ale_py')
   groups = [slice(0, 2), slice(2, 3)]
   batch = env_backends.make(_atari(backend), range(3), groups)
-  rewards, dones, truncations, observations = _buffers(batch, 3)
+  rewards, dones, truncations, game_overs, observations = _buffers(batch, 3)
   try:
     batch.reset(observations)
     assert observations.any(axis=(1, 2, 3)).all()  # Every environment shows a screen.
     rewards[:] = 7.0
     observations[2] = 0
     for _ in range(40):  # Long enough for the paddles to move.
-      batch.step(groups[0], np.array([3, 4]), rewards, dones, truncations, observations)
+      batch.step(groups[0], np.array([3, 4]), rewards, dones, truncations, game_overs,
+                 observations)
     assert rewards[2] == 7.0 and not observations[2].any()
     assert (rewards[:2] != 7.0).all()
     assert not (observations[:2] == observations[:2, ..., :1]).all()  # Moved on.

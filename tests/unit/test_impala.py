@@ -159,3 +159,67 @@ def test_atari_torso_agent_from_config_on_uint8_frames():
   # The Nature convolutions: 8x8/4, 4x4/2, 3x3/1 leave 7x7x64 of an 84x84 frame.
   dense = [v for v in agent.trainable_variables if 'dense' in v.name and 'w:' in v.name]
   assert dense[0].shape == (7 * 7 * 64, network.torso_hidden_size)
+
+
+def _np_log_softmax(x):
+  x = x - x.max(-1, keepdims=True)
+  return x - np.log(np.exp(x).sum(-1, keepdims=True))
+
+
+def _np_clipped_surrogate(inputs, epsilon, normalize, discount=0.99):
+  """PPO's clipped surrogate on V-trace advantages, in NumPy, one step at a time."""
+  logits = inputs['learner_outputs'].policy_logits.numpy()
+  baseline = inputs['learner_outputs'].baseline.numpy()
+  actions = inputs['actions'].numpy()
+  rewards = inputs['rewards'].numpy()[1:]
+  discounts = (~inputs['dones'].numpy()[1:]) * discount
+  steps, batch = actions.shape[0] - 1, actions.shape[1]
+  pick = lambda log_p: np.take_along_axis(log_p[:-1], actions[:-1, :, None], -1)[..., 0]
+  rhos = np.exp(pick(_np_log_softmax(logits)) -
+                pick(_np_log_softmax(inputs['behaviour_logits'].numpy())))
+  values, bootstrap = baseline[:-1], baseline[-1]
+  vs = np.zeros((steps, batch))
+  for b in range(batch):
+    acc, next_value = 0.0, bootstrap[b]
+    for t in reversed(range(steps)):
+      delta = min(1.0, rhos[t, b]) * (rewards[t, b] + discounts[t, b] * next_value
+                                       - values[t, b])
+      acc = delta + discounts[t, b] * min(1.0, rhos[t, b]) * acc
+      vs[t, b] = values[t, b] + acc
+      next_value = values[t, b]
+  vs_next = np.concatenate([vs[1:], bootstrap[None]], 0)
+  advantages = rewards + discounts * vs_next - values
+  if normalize:
+    advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+  clipped = np.clip(rhos, 1 - epsilon, 1 + epsilon)
+  return -np.mean(np.minimum(rhos * advantages, clipped * advantages))
+
+
+@pytest.mark.parametrize('normalize', [False, True])
+def test_clipped_surrogate_matches_numpy(normalize):
+  inputs = _inputs(num_steps=7, batch=4, seed=5)
+  terms = _loss(**inputs, policy_clip=0.2, normalize_advantages=normalize)
+  np.testing.assert_allclose(terms.policy_loss.numpy(),
+                             _np_clipped_surrogate(inputs, 0.2, normalize), rtol=1e-4,
+                             atol=1e-6)
+  impala_policy = _loss(**inputs).policy_loss.numpy()
+  assert abs(impala_policy - terms.policy_loss.numpy()) > 1e-4
+
+
+def test_on_policy_the_clipped_surrogate_has_the_policy_gradient():
+  """pi = mu: every ratio is 1, inside the clip, so the surrogate's gradient is IMPALA's
+  policy gradient (whose advantages then carry no importance weight either)."""
+  inputs = _inputs(num_steps=5, batch=3, seed=7)
+  logits = tf.Variable(inputs['learner_outputs'].policy_logits)
+
+  def gradient(**options):
+    with tf.GradientTape() as tape:
+      outputs = inputs['learner_outputs']._replace(policy_logits=logits.read_value())
+      on_policy = dict(inputs, learner_outputs=outputs,
+                       behaviour_logits=tf.stop_gradient(logits.read_value()))
+      loss = _loss(**on_policy, **options).policy_loss
+    return tape.gradient(loss, logits).numpy()
+
+  surrogate = gradient(policy_clip=0.1)
+  assert np.abs(surrogate).sum() > 0
+  np.testing.assert_allclose(surrogate, gradient(), rtol=1e-4, atol=1e-7)

@@ -282,7 +282,7 @@ def test_training_unroll_reproduces_inference_logits(tmp_path, jit_compile):
     request = messages.InferenceRequest(
         env_ids, np.full(8, 11 if step < 9 else 12, np.int64),  # Run-id change at step 9.
         rng.random(8).astype(np.float32), dones, np.zeros(8, bool),
-        rng.normal(size=(8, 4)).astype(np.float32), False)
+        rng.normal(size=(8, 4)).astype(np.float32), False, dones)
     node.infer_batch([request])
   unrolls = list(node.algorithm.unroll_queue.queue)
   assert len(unrolls) >= 16

@@ -50,6 +50,14 @@ LEARNER_KEYS = {
     'clip_rho_threshold': Key(1.0, 'V-trace rho-bar.', non_negative),
     'clip_pg_rho_threshold': Key(1.0, 'rho-bar of the policy-gradient advantages.',
                                  non_negative),
+    'epochs': Key(1, 'Passes over each training batch (APPO: reuse data, off-policy '
+                  'by V-trace and policy_clip).', positive),
+    'minibatches': Key(1, 'Gradient steps per pass, each on this share of the batch\'s '
+                       'unrolls; must divide batch_size.', positive),
+    'policy_clip': Key(0.0, "PPO's clipped surrogate on V-trace advantages, epsilon "
+                       "(0: IMPALA's policy gradient).", in_range(0.0, 1.0)),
+    'normalize_advantages': Key(False, 'Standardize the policy-gradient advantages '
+                                'over each gradient step\'s batch.'),
 }
 
 SCHEMA = {'network': networks.NETWORK_KEYS, 'learner': LEARNER_KEYS}
@@ -58,6 +66,14 @@ SCHEMA = {'network': networks.NETWORK_KEYS, 'learner': LEARNER_KEYS}
 def check(config, spec: base.EnvironmentSpec) -> None:
   """What single keys cannot say: the queue against the batch and the memory bound."""
   learner = config.learner
+  if learner.batch_size % learner.minibatches:
+    raise ConfigError(f'learner.minibatches: {learner.minibatches} does not divide '
+                      f'learner.batch_size={learner.batch_size}')
+  minibatch = learner.batch_size // learner.minibatches
+  if learner.training_devices and minibatch % learner.training_devices:
+    raise ConfigError(f'learner.minibatches: minibatches of {minibatch} unrolls do not '
+                      f'split evenly over learner.training_devices='
+                      f'{learner.training_devices}')
   if learner.queue_capacity < learner.batch_size:
     raise ConfigError(f'learner.queue_capacity: {learner.queue_capacity} unrolls cannot '
                       f'hold one training batch of {learner.batch_size}')

@@ -5,11 +5,14 @@ unrolls (`unrolls.py`), queued, and trained on in batches with the V-trace loss
 (`loss.py`).
 
 The unroll queue is bounded (`learner.queue_capacity`): when training falls behind,
-recording blocks, so inference and every actor wait rather than drop data.
+recording blocks, so inference and every actor wait rather than drop data. A batch is
+trained on `learner.epochs` times, each time in `learner.minibatches` gradient steps on
+a random share of its unrolls (APPO; one step on the whole batch by default).
 """
 
 import queue
 
+import numpy as np
 import tensorflow as tf
 
 from seed_graph.algos import base
@@ -30,9 +33,10 @@ class VTraceLearner(base.Algorithm):
     learner = config.learner
     self.agent = networks.make_agent(config.network, info.observation_shape,
                                      info.num_actions)
-    frames_per_learner_step = (learner.batch_size * learner.unroll_length *
-                               info.frames_per_step)
-    final_step = max(1, config.total_environment_frames // frames_per_learner_step)
+    frames_per_batch = learner.batch_size * learner.unroll_length * info.frames_per_step
+    # The optimizer's step counter drives the decay: one count per gradient step.
+    final_step = max(1, config.total_environment_frames // frames_per_batch
+                     * learner.epochs * learner.minibatches)
     learning_rate = learner.learning_rate
     if learner.learning_rate_decay:
       learning_rate = tf.keras.optimizers.schedules.PolynomialDecay(
@@ -54,6 +58,7 @@ class VTraceLearner(base.Algorithm):
     self.unroll_queue = queue.Queue(maxsize=learner.queue_capacity)
     self._pending = []
     self._train_fn = tf.function(self._train_step)
+    self._rng = np.random.default_rng(config.seed)
 
   # ---- Inference ------------------------------------------------------------------
 
@@ -125,12 +130,26 @@ class VTraceLearner(base.Algorithm):
                              steps['observations'], initial_state)
 
   def train(self, batch):
-    # Time-major steps split along the batch axis 1, initial states along 0.
-    shards = self._devices.distribute(self.stack(batch), batch_axes=(1, 0))
-    terms = self._train_fn(shards)
-    figures = {k: float(v) for k, v in terms.items()}
-    figures['update_applied'] = bool(figures['update_applied'])
-    return figures
+    learner = self._config.learner
+    steps, states = self.stack(batch)
+    size = learner.batch_size // learner.minibatches
+    applied, figures = True, []
+    for _ in range(learner.epochs):
+      order = self._rng.permutation(learner.batch_size)
+      for start in range(0, learner.batch_size, size):
+        if size == learner.batch_size:
+          minibatch = (steps, states)
+        else:
+          rows = order[start:start + size]
+          minibatch = (tf.nest.map_structure(lambda x, r=rows: x[:, r], steps),
+                       tf.nest.map_structure(lambda x, r=rows: np.take(x, r, 0), states))
+        # Time-major steps split along the batch axis 1, initial states along 0.
+        terms = self._train_fn(self._devices.distribute(minibatch, batch_axes=(1, 0)))
+        figures.append({k: float(v) for k, v in terms.items()})
+        applied = applied and bool(figures[-1]['update_applied'])
+    means = {k: float(np.mean([f[k] for f in figures])) for k in figures[0]}
+    means['update_applied'] = applied
+    return means
 
   def _loss(self, steps, initial_state):
     learner = self._config.learner
@@ -142,7 +161,9 @@ class VTraceLearner(base.Algorithm):
         entropy_cost=learner.entropy_cost, reward_clipping=learner.reward_clipping,
         reward_scale=learner.reward_scale, lambda_=learner.lambda_,
         clip_rho_threshold=learner.clip_rho_threshold,
-        clip_pg_rho_threshold=learner.clip_pg_rho_threshold)
+        clip_pg_rho_threshold=learner.clip_pg_rho_threshold,
+        policy_clip=learner.policy_clip,
+        normalize_advantages=learner.normalize_advantages)
     means = terms._asdict()
     # Mean |state| of the core after the unroll. An LSTM cell in the tens or hundreds has
     # saturated gates and ignores its inputs (the Pong runs' failure): watch it grow.

@@ -8,6 +8,12 @@ and ends the episode when `dones[t + 1]`; the value of the last step bootstraps.
 A time limit is not a terminal state: when `truncations[t + 1]` is also set, the
 transition is given V(x_t) as its target (no value or policy update from it), and the
 steps before it bootstrap from V(x_t) instead of learning that the episode ends there.
+
+For training on a batch more than once (`learner.epochs`), the policy term can be PPO's
+clipped surrogate on V-trace's advantages, as in Sample Factory's APPO (`policy_clip`):
+with r_t = pi(a_t|x_t) / mu(a_t|x_t) and A_t = r_t + gamma v_{t+1} - V(x_t), the loss is
+-min(r_t A_t, clip(r_t, 1 - eps, 1 + eps) A_t); the importance weight is then in the
+surrogate, not in A_t. `normalize_advantages` standardizes A_t over the batch first.
 """
 
 import collections
@@ -34,8 +40,8 @@ def clip_rewards(rewards, mode: str):
 
 def impala_loss(learner_outputs, behaviour_logits, actions, rewards, dones, *,
                 discount, truncations=None, baseline_cost, entropy_cost, reward_clipping='none',
-                reward_scale=1.0,
-                lambda_=1.0, clip_rho_threshold=1.0, clip_pg_rho_threshold=1.0):
+                reward_scale=1.0, lambda_=1.0, clip_rho_threshold=1.0,
+                clip_pg_rho_threshold=1.0, policy_clip=0.0, normalize_advantages=False):
   """Loss of one batch of unrolls.
 
   Args:
@@ -51,6 +57,8 @@ def impala_loss(learner_outputs, behaviour_logits, actions, rewards, dones, *,
     reward_clipping: see `clip_rewards`.
     reward_scale: multiplies the (clipped) rewards, so values are learned in these units.
     lambda_, clip_rho_threshold, clip_pg_rho_threshold: V-trace parameters.
+    policy_clip: 0 for IMPALA's policy gradient; eps > 0 for the clipped surrogate.
+    normalize_advantages: standardize the policy-gradient advantages over the batch.
 
   Returns:
     LossTerms (scalars; means over time and batch).
@@ -81,10 +89,31 @@ def impala_loss(learner_outputs, behaviour_logits, actions, rewards, dones, *,
       clip_pg_rho_threshold=clip_pg_rho_threshold,
       lambda_=lambda_)
 
-  policy_loss = -tf.reduce_mean(target_log_probs * returns.pg_advantages)
+  log_rhos = target_log_probs - behaviour_log_probs
+  if policy_clip:
+    advantages = _advantages(returns.vs, transition_rewards, discounts, values,
+                             bootstrap_value)
+  else:
+    advantages = returns.pg_advantages
+  if normalize_advantages:
+    mean, variance = tf.nn.moments(advantages, axes=[0, 1])
+    advantages = (advantages - mean) / (tf.sqrt(variance) + 1e-8)
+  if policy_clip:
+    ratios = tf.exp(log_rhos)
+    policy_loss = -tf.reduce_mean(tf.minimum(
+        ratios * advantages,
+        tf.clip_by_value(ratios, 1.0 - policy_clip, 1.0 + policy_clip) * advantages))
+  else:
+    policy_loss = -tf.reduce_mean(target_log_probs * advantages)
   baseline_loss = 0.5 * tf.reduce_mean(tf.square(returns.vs - values))
   log_policy = tf.nn.log_softmax(target_logits)
   entropy = tf.reduce_mean(-tf.reduce_sum(tf.exp(log_policy) * log_policy, axis=-1))
   entropy_loss = -entropy
   total_loss = policy_loss + baseline_cost * baseline_loss + entropy_cost * entropy_loss
   return LossTerms(total_loss, policy_loss, baseline_loss, entropy, entropy_loss)
+
+
+def _advantages(vs, rewards, discounts, values, bootstrap_value):
+  """r_t + gamma_t v_{t+1} - V(x_t), without V-trace's importance weight (stopped)."""
+  vs_next = tf.concat([vs[1:], bootstrap_value[tf.newaxis]], axis=0)
+  return tf.stop_gradient(rewards + discounts * vs_next - values)
