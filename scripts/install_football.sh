@@ -28,6 +28,8 @@ die() { echo "[install_football] ERROR: $*" >&2; exit 1; }
 [[ $# -eq 1 ]] || die "usage: bash $0 /path/to/venv/bin/python"
 py="$1"
 [[ -x "$py" ]] || die "'$py' is not an executable python"
+# Absolute (not resolved through symlinks: a venv's python is one): later steps cd.
+[[ "$py" == /* ]] || py="$PWD/$py"
 "$py" -c 'import sys; sys.exit(not (sys.implementation.name == "cpython" and sys.version_info[:2] == (3, 10)))' \
   || die "'$py' is not CPython 3.10 (gfootball's engine is built here for 3.10 only)"
 

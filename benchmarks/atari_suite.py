@@ -1,0 +1,117 @@
+r"""The Atari benchmark suite: game x seed to a frame budget, then the results page.
+
+  python -m benchmarks.atari_suite [--config=configs/atari_cleanrl_vtrace.py] \
+      [--games=Pong,Breakout,BeamRider] [--seeds=0,1] [--frames=40000000] \
+      [--root=logs/atari_suite] [--output_dir=docs/results] [--report_only] \
+      [--config.KEY=VALUE ...]
+
+A smoke run (about a minute): `--games=Pong --seeds=0 --frames=20000 --root=/tmp/suite
+--output_dir=/tmp/suite --config.actors.num=1 --config.actors.env_batch_size=4
+--config.evaluators.num=0 --config.learner.batch_size=4 --config.learner.minibatches=1
+--config.logging.interval_seconds=1`.
+
+Runs one training at a time (`python -m seed_graph.launch.local`, output in
+`<run>/launcher.out`), each in its own logdir `<root>/<game>/seed<k>` with
+`env.game`, `seed` (which seeds the network's initialization and the environments) and
+`total_environment_frames` set. A run that has reached the budget is skipped; one that
+was interrupted (Ctrl-C here stops the current run in order, saving) resumes from its
+checkpoint the next time, so the suite can be run again until it is complete. Each
+launch appends the checkout's commit to `<run>/suite.json`.
+
+After every run, and alone with `--report_only`, `benchmarks.atari_report` writes
+`<output_dir>/atari.md`, `atari.json` and `atari.png` from every run under `--root`.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from absl import app
+from absl import flags
+
+from benchmarks import atari_report
+
+_CONFIG = flags.DEFINE_string('config', 'configs/atari_cleanrl_vtrace.py',
+                              'Experiment config (overridden by --config.KEY=VALUE).')
+_GAMES = flags.DEFINE_list('games', ['Pong', 'Breakout', 'BeamRider'], 'Atari games.')
+_SEEDS = flags.DEFINE_list('seeds', ['0', '1'], 'Seeds, one run each per game.')
+_FRAMES = flags.DEFINE_integer('frames', 40_000_000, 'Environment frames per run.')
+_ROOT = flags.DEFINE_string('root', 'logs/atari_suite', 'Where the runs\' logdirs go.')
+_OUTPUT = flags.DEFINE_string('output_dir', 'docs/results', 'Where the page goes.')
+_REPORT_ONLY = flags.DEFINE_bool('report_only', False, 'Write the page; train nothing.')
+_OVERRIDES = []  # The KEY=VALUE of every --config.KEY=VALUE, in order.
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _commit() -> str:
+  """The checkout's commit, with '+changes' if its tracked files differ from it."""
+  def git(*args):
+    return subprocess.run(['git', *args], cwd=REPO, capture_output=True, text=True)
+  head = git('rev-parse', '--short', 'HEAD')
+  if head.returncode:
+    return 'unknown'
+  dirty = git('diff', '--quiet', 'HEAD').returncode != 0
+  return head.stdout.strip() + ('+changes' if dirty else '')
+
+
+def _record_launch(logdir: str, game: str, seed: int) -> None:
+  path = os.path.join(logdir, atari_report.SUITE_FILE)
+  record = {'config': _CONFIG.value, 'overrides': _OVERRIDES, 'game': game, 'seed': seed,
+            'frames': _FRAMES.value, 'launches': []}
+  if os.path.exists(path):
+    with open(path) as f:
+      record = dict(json.load(f), frames=_FRAMES.value)
+  record['launches'].append({'commit': _commit(), 'time': time.strftime('%Y-%m-%d %H:%M')})
+  with open(path, 'w') as f:
+    json.dump(record, f, indent=1)
+
+
+def train(game: str, seed: int) -> int:
+  """Trains (or resumes) one run to the budget; the launcher's exit code."""
+  logdir = os.path.join(_ROOT.value, game, f'seed{seed}')
+  os.makedirs(logdir, exist_ok=True)
+  _record_launch(logdir, game, seed)
+  command = [sys.executable, '-m', 'seed_graph.launch.local', f'--config={_CONFIG.value}',
+             f'--logdir={logdir}', f'--config.env.game={game}', f'--config.seed={seed}',
+             f'--config.total_environment_frames={_FRAMES.value}',
+             *[f'--config.{override}' for override in _OVERRIDES]]
+  print(f'[atari_suite] {game} seed {seed}: {" ".join(command[1:])}', flush=True)
+  with open(os.path.join(logdir, 'launcher.out'), 'a') as output:
+    launcher = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
+    try:
+      return launcher.wait()
+    except KeyboardInterrupt:
+      launcher.send_signal(signal.SIGINT)  # One SIGINT: the launcher stops in order.
+      launcher.wait()
+      raise
+
+
+def main(argv):
+  if len(argv) > 1:
+    raise app.UsageError(f'unexpected arguments: {argv[1:]}')
+  seeds = [int(seed) for seed in _SEEDS.value]
+  if not _REPORT_ONLY.value:
+    from seed_graph.launch.runs import config_args  # pylint: disable=g-import-not-at-top
+    config_args.load(_CONFIG.value, _OVERRIDES)  # A bad config fails here, once.
+    for game in _GAMES.value:
+      for seed in seeds:
+        run = os.path.join(_ROOT.value, game, f'seed{seed}')
+        if atari_report.frames_trained(run) >= _FRAMES.value:
+          print(f'[atari_suite] {game} seed {seed}: complete', flush=True)
+          continue
+        code = train(game, seed)
+        if code:
+          sys.exit(f'error: {game} seed {seed} failed (launcher exit code {code}); see '
+                   f'{os.path.join(run, "launcher.out")}')
+        atari_report.write(_ROOT.value, _OUTPUT.value)
+  paths = atari_report.write(_ROOT.value, _OUTPUT.value)
+  print(f'[atari_suite] wrote {", ".join(paths)}', flush=True)
+
+
+if __name__ == '__main__':
+  from seed_graph.launch.runs import config_args  # pylint: disable=g-import-not-at-top
+  app.run(main, flags_parser=config_args.flags_parser(_OVERRIDES))
