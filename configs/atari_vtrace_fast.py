@@ -3,7 +3,7 @@ no accelerator), on the protocol of the published PongNoFrameskip-v4 runs.
 
 Differs from `atari_vtrace.py` (SEED RL's settings):
 - protocol: no sticky actions and the game's own action set (with sticky actions this
-  agent rarely reached 0 on Pong in 10M frames: docs/results/atari.md);
+  agent rarely reached 0 on Pong in 10M frames: docs/results/pong_10m.md);
 - network: the Nature DQN convolutions (a sixth of the ResNet's training cost) with no
   LSTM, the last 4 frames stacked on the actors, each frame's mean pixel subtracted;
 - learner: IMPALA's 20-step unrolls in batches of 8 (10x the updates per frame of

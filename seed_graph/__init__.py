@@ -1,7 +1,8 @@
 """seed_graph: SEED RL (central inference, V-trace, R2D2) as Launchpad program graphs.
 
 What a program of your own needs is re-exported here (imported on first use, so
-`import seed_graph` stays cheap): see docs/own_program.md.
+`import seed_graph` stays cheap): see docs/architecture.md, "A program or algorithm of
+your own".
 
 In a source checkout, the top-level folders `launch/` and `configs/` are this package's
 `seed_graph.launch` and `seed_graph.configs` (an install puts them there: setup.py);
