@@ -129,6 +129,10 @@ def main(argv):
       print(f'resuming with a changed config: {change}', flush=True)
     print(config_schema.describe(config, registry.schema(config)))
     return
+  try:
+    config_args.make_logdir(config.logdir)
+  except config_schema.ConfigError as error:
+    _fail(str(error))
   if _NETWORK.value == 'loopback':
     _enter_loopback_network()  # Runs this again, inside; only the second run goes on.
   for change in other_changes:

@@ -77,6 +77,18 @@ def load(path: str, overrides: Sequence[str] = ()) -> ml_collections.ConfigDict:
   return config
 
 
+def make_logdir(logdir: str) -> None:
+  """Creates `logdir` if needed; ConfigError (one line) if it cannot hold a run."""
+  if os.path.exists(logdir) and not os.path.isdir(logdir):
+    raise ConfigError(f'--logdir={logdir}: is a file, not a directory')
+  try:
+    os.makedirs(logdir, exist_ok=True)
+  except OSError as error:
+    raise ConfigError(f'--logdir={logdir}: cannot be created ({error.strerror})') from None
+  if not os.access(logdir, os.W_OK | os.X_OK):
+    raise ConfigError(f'--logdir={logdir}: is not writable')
+
+
 def write_config(config: ml_collections.ConfigDict) -> None:
   path = os.path.join(config.logdir, 'config.json')
   if os.path.exists(path):

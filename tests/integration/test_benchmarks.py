@@ -171,3 +171,27 @@ def test_football_academy(tmp_path):
   assert result['launcher_exit_code'] == 0
   assert result['reached'] and 0 < result['frames_at_target'] <= result['final_frames']
   assert result['wall_seconds_at_target'] > 0 and result['curve_every_10th']
+
+
+def test_atari_suite(tmp_path):
+  helpers.needs('ale_py')
+  root, output = tmp_path / 'runs', tmp_path / 'results'
+  suite = ('atari_suite', '--games=Pong', '--seeds=3', '--frames=12000', f'--root={root}',
+           f'--output_dir={output}', '--config.actors.num=1',
+           '--config.actors.env_batch_size=4', '--config.evaluators.num=0',
+           '--config.learner.batch_size=4', '--config.learner.minibatches=2',
+           '--config.logging.interval_seconds=1')
+  run_benchmark(*suite)
+  with open(output / 'atari.json') as f:
+    (run,) = json.load(f)['runs']
+  assert (run['game'], run['seed'], run['budget']) == ('Pong', 3, 12000)
+  assert run['frames'] >= 12000 and run['wall_clock_seconds'] > 0
+  assert -21 <= run['final_return'] <= 21 and run['frames_to_anchor'] is None
+  assert run['config'] == 'configs/atari_cleanrl_vtrace.py' and run['commit']
+  page = (output / 'atari.md').read_text()
+  assert '| Pong | 1 |' in page and (output / 'atari.png').stat().st_size > 0
+  # A complete run is not trained again; the report is written again.
+  out = run_benchmark(*suite)
+  assert 'Pong seed 3: complete' in out
+  with open(root / 'Pong' / 'seed3' / 'suite.json') as f:
+    assert len(json.load(f)['launches']) == 1

@@ -3,6 +3,9 @@
 import json
 import os
 
+import pytest
+
+from seed_graph.config_schema import ConfigError
 from seed_graph.configs import atari_vtrace
 from seed_graph.launch.runs import config_args
 
@@ -51,3 +54,14 @@ def test_compute_dtype_is_a_listed_change_and_the_network_width_a_refused_one(tm
   shape, other = config_args.changes_since_last_launch(config)
   assert other == ["network.compute_dtype: 'float32' -> 'bfloat16'"]
   assert shape == ['env.frame_stack: 1 -> 4', 'network.lstm_size: 256 -> 128']
+
+
+def test_a_logdir_that_cannot_hold_a_run_is_one_line(tmp_path):
+  a_file = tmp_path / 'a_file'
+  a_file.write_text('')
+  with pytest.raises(ConfigError, match='is a file, not a directory'):
+    config_args.make_logdir(str(a_file))
+  with pytest.raises(ConfigError, match=r'cannot be created \(Not a directory\)'):
+    config_args.make_logdir(str(a_file / 'run'))
+  config_args.make_logdir(str(tmp_path / 'new' / 'run'))
+  assert (tmp_path / 'new' / 'run').is_dir()

@@ -1,0 +1,29 @@
+"""Installing the package puts one top-level name, `seed_graph`, into an environment:
+the checkout's `launch/` and `configs/` become `seed_graph.launch` and
+`seed_graph.configs`, with the cloud set-up script beside the launcher."""
+
+import os
+import subprocess
+import sys
+
+from tests import helpers
+
+
+def test_an_install_adds_only_seed_graph(tmp_path):
+  target = tmp_path / 'site'
+  subprocess.run([sys.executable, '-m', 'pip', 'install', '--quiet', '--no-deps',
+                  '--no-build-isolation', '--no-index', '--target', str(target),
+                  helpers.REPO], check=True, capture_output=True, timeout=300)
+  top = sorted(name for name in os.listdir(target) if not name.endswith('-info'))
+  assert top == ['seed_graph']
+  assert (target / 'seed_graph' / 'launch' / 'local.py').is_file()
+  assert (target / 'seed_graph' / 'launch' / 'cloud' / 'setup_host.sh').is_file()
+  assert (target / 'seed_graph' / 'configs' / 'cartpole_vtrace.py').is_file()
+  # The installed copy imports from anywhere, without the checkout.
+  result = subprocess.run(
+      [sys.executable, '-c', 'import seed_graph.configs.cartpole_vtrace as c; '
+       'import seed_graph.launch.runs.config_args; print(c.get_config().algorithm)'],
+      cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(target)), capture_output=True,
+      text=True, timeout=300)
+  assert result.returncode == 0, result.stderr[-3000:]
+  assert result.stdout.strip() == 'vtrace'
