@@ -108,7 +108,7 @@ def _page(finished: List[dict], unfinished: List[dict]) -> str:
             '| game | seed | frames | final return | wall-clock | frames/s | commit | '
             'config and overrides |', '| --- ' * 8 + '|']
   for run in finished + unfinished:
-    state = '' if run in finished else f' of {run["budget"] / 1e6:g}M (running)'
+    state = '' if run in finished else f' of {run["budget"] / 1e6:g}M (unfinished)'
     final = '-' if run['final_return'] is None else f'{run["final_return"]:,.2f}'
     lines.append(f'| {run["game"]} | {run["seed"]} | {run["frames"] / 1e6:.2f}M{state} | '
                  f'{final} | {_hours(run["wall_clock_seconds"])} | '

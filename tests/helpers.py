@@ -3,6 +3,7 @@
 import importlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -74,6 +75,36 @@ def train_to_the_end(logdir, *flags, config, timeout=600) -> dict:
   result = run_launch(logdir, *flags, config=config, timeout=timeout)
   assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
   return read_metrics(logdir)[-1]
+
+
+def train_until_return(logdir, target: float, frame_budget: int, *flags,
+                       config='configs/cartpole_vtrace.py', timeout=900):
+  """Launches `config` (plus `flags`) until the mean training return reaches `target`
+  within `frame_budget` frames, then stops it with Ctrl-C (the learner saves); returns
+  (the first metrics record at the target or None, the best (return, frames) seen).
+  Requires the launcher to exit cleanly."""
+  launcher = subprocess.Popen(launch_command(logdir, *flags, config=config), cwd=REPO,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+  reached = None
+  try:
+    deadline = time.time() + timeout
+    while time.time() < deadline and launcher.poll() is None and reached is None:
+      time.sleep(2.0)
+      reached = next((m for m in read_metrics(logdir)
+                      if m['frames'] <= frame_budget + 1_000
+                      and (m.get('episode_return') or 0.0) >= target), None)
+  finally:
+    if launcher.poll() is None:
+      os.killpg(launcher.pid, signal.SIGINT)  # Ctrl-C stops every node, in order.
+      try:
+        launcher.wait(timeout=120)
+      except subprocess.TimeoutExpired:
+        os.killpg(launcher.pid, signal.SIGKILL)
+        launcher.wait()
+  assert launcher.returncode == 0, node_logs(logdir, ['learner/0'])
+  metrics = read_metrics(logdir)
+  return reached, max(((m.get('episode_return') or 0.0), m['frames']) for m in metrics)
 
 
 def latest_checkpoint(logdir) -> str:
