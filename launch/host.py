@@ -29,6 +29,7 @@ from absl import flags
 from seed_graph.launch.supervision import console as console_lib
 from seed_graph.launch.supervision import node_commands
 from seed_graph.launch.supervision import node_runner
+from seed_graph.launch.supervision import supervisor
 from seed_graph.launch import placement
 from seed_graph.inference import transport
 from seed_graph.programs import registry
@@ -36,6 +37,8 @@ from seed_graph.programs import registry
 _PLAN = flags.DEFINE_string('plan', None, 'The plan file (launch.placement).')
 _HOST = flags.DEFINE_string('host', None, 'This host\'s name in the plan.')
 _MAX_RESTARTS = flags.DEFINE_integer('max_restarts', 3, 'As launch.local\'s.', lower_bound=0)
+_ACTING_IDLE = flags.DEFINE_integer('acting_idle_seconds', 900, 'As launch.local\'s.',
+                                    lower_bound=1)
 _STOP_GRACE = flags.DEFINE_integer('stop_grace_seconds', 120, 'As launch.local\'s.',
                                    lower_bound=1)
 _ORPHAN_TIMEOUT = flags.DEFINE_float(
@@ -108,7 +111,9 @@ def main(argv):
   flags.FLAGS.lp_termination_notice_secs = _STOP_GRACE.value
   sys.exit(node_runner.run_nodes(
       commands, config, program.groups['learner'][0].control_address(),
-      _STOP_GRACE.value, _MAX_RESTARTS.value,
+      _STOP_GRACE.value,
+      supervisor.RestartPolicy(max_restarts=_MAX_RESTARTS.value,
+                               acting_idle_seconds=_ACTING_IDLE.value),
       console_lib.Console(show_all=_CONSOLE.value == 'all'),
       None if learner_here else orphan_condition(config, _ORPHAN_TIMEOUT.value),
       host=_HOST.value))

@@ -33,6 +33,7 @@ from seed_graph.launch.supervision import console as console_lib
 from seed_graph.launch.network import loopback_network
 from seed_graph.launch.supervision import node_commands
 from seed_graph.launch.supervision import node_runner
+from seed_graph.launch.supervision import supervisor
 from seed_graph.launch import program_graph
 from seed_graph import metrics as metrics_lib
 from seed_graph.inference import transport
@@ -49,6 +50,10 @@ _MAX_RESTARTS = flags.DEFINE_integer(
     'max_restarts', 3, 'local_mp: how often the learner (and the replay node) may be '
     'restarted after a crash before the program stops; actors are always restarted.',
     lower_bound=0)
+_ACTING_IDLE = flags.DEFINE_integer(
+    'acting_idle_seconds', 900, 'local_mp: the program stops once no actor or evaluator '
+    'has stayed up a minute for this long (each failing one backs off, to 5 minutes).',
+    lower_bound=1)
 _STOP_GRACE = flags.DEFINE_integer(
     'stop_grace_seconds', 120,
     'After Ctrl-C, how long nodes may take to stop before they are killed. Launchpad\'s '
@@ -79,7 +84,9 @@ def run_supervised(program: lp.Program, config) -> int:
       program, node_commands.stop_grace_resources(program, _STOP_GRACE.value))
   return node_runner.run_nodes(
       commands, config, program.groups['learner'][0].control_address(), _STOP_GRACE.value,
-      _MAX_RESTARTS.value, console_lib.Console(show_all=_CONSOLE.value == 'all'))
+      supervisor.RestartPolicy(max_restarts=_MAX_RESTARTS.value,
+                               acting_idle_seconds=_ACTING_IDLE.value),
+      console_lib.Console(show_all=_CONSOLE.value == 'all'))
 
 
 _OVERRIDES = []  # The KEY=VALUE of every --config.KEY=VALUE, in order.

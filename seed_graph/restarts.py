@@ -2,8 +2,9 @@
 
 Each supervising launcher writes its own file, replacing it whole on each restart:
 `launch.local` writes `<logdir>/restarts.json`, the agent of host H of a multi-host run
-`<logdir>/restarts-H.json`, e.g. `{"actor": 3}`. The learner adds the counts of every
-file to its metrics lines as `restarts_<group>`. Files, because the learner may itself be
+`<logdir>/restarts-H.json`, e.g. `{"actor": 3, "waiting": {"actor": 1}}` (three
+restarts, one actor now waiting for its next). The learner adds the counts of every file
+to its metrics lines as `restarts_<group>` and `waiting_<group>`. Files, because the learner may itself be
 the node that was restarted, and the counts outlive any one process (a launcher started
 again on the same logdir counts on from its file). Across hosts, the learner sees another
 host's counts when the logdir is shared (a bucket, or one machine's namespaces).
@@ -17,6 +18,7 @@ from typing import Dict, Optional
 import tensorflow as tf
 
 FILE_NAME = 'restarts.json'
+WAITING = 'waiting'  # The file's key of the nodes waiting to restart, by group.
 
 
 def path(logdir: str, host: Optional[str] = None) -> str:
@@ -24,20 +26,30 @@ def path(logdir: str, host: Optional[str] = None) -> str:
   return os.path.join(logdir, FILE_NAME if host is None else f'restarts-{host}.json')
 
 
-def write(logdir: str, counts: Dict[str, int], host: Optional[str] = None):
+def write(logdir: str, counts: Dict[str, int], host: Optional[str] = None,
+          waiting: Optional[Dict[str, int]] = None):
+  """`counts`: restarts by group; `waiting`: nodes by group now waiting to restart."""
   target = path(logdir, host)
   with tf.io.gfile.GFile(target + '.tmp', 'w') as f:  # A local path or a bucket.
-    json.dump(counts, f)
+    json.dump(dict(counts, **({WAITING: waiting} if waiting else {})), f)
   # Readers see the old counts or the new, never half.
   tf.io.gfile.rename(target + '.tmp', target, overwrite=True)
 
 
-def read_counts(file_path: str) -> Dict[str, int]:
-  """One launcher's counts by group; {} if it has restarted nothing yet."""
+def _read_file(file_path: str) -> dict:
   try:
     with tf.io.gfile.GFile(file_path) as f:
-      return {group: int(count) for group, count in json.load(f).items()}
-  except (OSError, ValueError, AttributeError, tf.errors.NotFoundError):
+      return json.load(f)
+  except (OSError, ValueError, tf.errors.NotFoundError):
+    return {}
+
+
+def read_counts(file_path: str) -> Dict[str, int]:
+  """One launcher's restart counts by group; {} if it has restarted nothing yet."""
+  try:
+    return {group: int(count) for group, count in _read_file(file_path).items()
+            if group != WAITING}
+  except (ValueError, TypeError, AttributeError):
     return {}
 
 
@@ -48,7 +60,12 @@ def read(logdir: str) -> Dict[str, int]:
     files = tf.io.gfile.glob(os.path.join(logdir, 'restarts*.json'))
   except tf.errors.OpError:
     return {}
-  totals = collections.Counter()
+  totals, waiting = collections.Counter(), collections.Counter()
   for file_path in files:
     totals.update(read_counts(file_path))
-  return {f'restarts_{group}': count for group, count in sorted(totals.items())}
+    nodes = _read_file(file_path).get(WAITING)
+    waiting.update(nodes if isinstance(nodes, dict) else {})
+  stats = {f'restarts_{group}': count for group, count in sorted(totals.items())}
+  stats.update({f'waiting_{group}': count for group, count in sorted(waiting.items())
+                if count})
+  return stats

@@ -13,7 +13,8 @@ from seed_graph import launcher_watch
 
 
 def run_nodes(commands: Sequence[node_commands.NodeCommand], config, learner_address: str,
-              grace_seconds: float, max_restarts: int, console: console_lib.Console,
+              grace_seconds: float, policy: supervisor.RestartPolicy,
+              console: console_lib.Console,
               stop_condition: Optional[Callable[[status.RunStatus], Optional[str]]] = None,
               host: Optional[str] = None) -> int:
   """Starts `commands` (each a process), supervises them, shows the learner's status
@@ -40,7 +41,7 @@ def run_nodes(commands: Sequence[node_commands.NodeCommand], config, learner_add
   try:
     return supervisor.Supervisor(
         commands, log_dir, config.logdir, grace_seconds,
-        supervisor.RestartPolicy(max_restarts=max_restarts), console, condition,
+        policy, console, condition,
         host).run()
   finally:
     reporter.stop()

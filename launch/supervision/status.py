@@ -1,7 +1,7 @@
 """The launcher's status line: what the learner's `get_stats` says, as one line.
 
   0:02:35 | 1.23M/10M frames (12%) | 5.1k fps (10 s) 4.9k (60 s) | return 184 eval 200
-  | 1,234 steps | batch 17.9/64 | queue 3 | replay 1,440 | restarts actor 2
+  | 1,234 steps | batch 17.9/64 | queue 3 | replay 1,440 | restarts actor 2 | waiting actor 1
 
 `StatusReporter` polls the learner's control edge (Courier) from a thread of the
 launcher, so the line appears as soon as the learner's process answers, before the first
@@ -96,6 +96,10 @@ class RunStatus:
                 if key.startswith('restarts_') and value]
     if restarts:
       parts.append('restarts ' + ', '.join(restarts))
+    waiting = [f'{key[len("waiting_"):]} {value}' for key, value in sorted(stats.items())
+               if key.startswith('waiting_') and value]
+    if waiting:
+      parts.append('waiting ' + ', '.join(waiting))
     return ' | '.join(parts)
 
 

@@ -2,16 +2,24 @@
 stops them in order.
 
 While the program runs:
-- An actor or evaluator that exits is restarted after a back-off. Its environments draw
-  new run ids, so the learner starts them afresh.
+- An actor or evaluator (an acting node) that exits is restarted, always: after 1 s,
+  doubling for each exit in a row that came within `healthy_seconds` of its start, up to
+  `max_acting_backoff_seconds` (minutes). Its environments draw new run ids, so the
+  learner starts them afresh. One failing actor never stops the program; only when no
+  acting node of this launcher has stayed up `healthy_seconds` for `acting_idle_seconds`
+  does the program stop (exit code 1), since nothing is generating experience.
 - The learner and the replay node (every group that is not acting) are restarted the
-  same way, at most `max_restarts` times each; the learner resumes from its newest
-  checkpoint, the replay from its own. One more crash stops the program (exit code 1).
-- Back-off: 1 s, doubling for each exit in a row that came within `healthy_seconds` of
-  the node's start, at most 30 s. `max_quick_exits` such exits in a row mean a crash
-  loop (a bug, not a fault): the program stops (exit code 1) naming the node and its log.
-- Restarts are counted per group in `<logdir>/restarts.json` (see
-  `seed_graph.restarts`) and printed as they happen.
+  same way, at most `max_restarts` times each, with back-offs up to
+  `max_backoff_seconds`; the learner resumes from its newest checkpoint, the replay from
+  its own. One more crash stops the program (exit code 1), and so do
+  `max_quick_exits` exits in a row within `healthy_seconds` of starting (a crash loop:
+  a bug, not a fault), naming the node and its log.
+- A node killed by a signal from outside (SIGKILL, SIGTERM, SIGINT, SIGHUP: an operator,
+  the OOM killer, a preemption) is reported as such, and an acting node killed so is
+  restarted after the first back-off, not counted as a quick exit.
+- Restarts are counted per group in `<logdir>/restarts.json`, with the acting nodes now
+  waiting for their restart (see `seed_graph.restarts`; the learner's metrics and the
+  status line show both), and printed as they happen.
 
 The program stops when the learner exits cleanly (it reached `total_environment_frames`
 and called `lp.stop()`, which sends this process SIGTERM), on SIGTERM, or on Ctrl-C.
@@ -22,6 +30,7 @@ includes the replay, which is still up), then everything else. The steps share
 
 import collections
 import dataclasses
+import os
 import signal
 import time
 from typing import Callable, Dict, List, Optional, Sequence
@@ -35,17 +44,24 @@ ACTING_GROUPS = ('actor', 'evaluator')
 LEARNER_GROUP = 'learner'
 
 
+# Exits by these signals come from outside the node: an operator, the OOM killer, a
+# preemption; not a bug of the node's own.
+OUTSIDE_SIGNALS = (signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
 @dataclasses.dataclass(frozen=True)
 class RestartPolicy:
   max_restarts: int = 3  # Per non-acting node (learner, replay); acting nodes: unlimited.
-  max_quick_exits: int = 5  # In a row, each within `healthy_seconds` of starting.
+  max_quick_exits: int = 5  # Non-acting nodes: in a row, each within `healthy_seconds`.
   healthy_seconds: float = 60.0
   first_backoff_seconds: float = 1.0
-  max_backoff_seconds: float = 30.0
+  max_backoff_seconds: float = 30.0  # Non-acting nodes.
+  max_acting_backoff_seconds: float = 300.0
+  acting_idle_seconds: float = 900.0  # No acting node healthy this long: stop.
 
-  def backoff(self, quick_exits: int) -> float:
-    return min(self.first_backoff_seconds * 2 ** max(quick_exits - 1, 0),
-               self.max_backoff_seconds)
+  def backoff(self, quick_exits: int, acting: bool) -> float:
+    limit = self.max_acting_backoff_seconds if acting else self.max_backoff_seconds
+    return min(self.first_backoff_seconds * 2 ** max(quick_exits - 1, 0), limit)
 
 
 @dataclasses.dataclass
@@ -80,6 +96,8 @@ class Supervisor:
     self._stop_reason: Optional[str] = None
     self._failure: Optional[str] = None
     self._kill_now = False
+    self._acting = [n for n in self._nodes if n.command.group in ACTING_GROUPS]
+    self._acting_healthy_at = time.time()  # Last seen with an acting node up and healthy.
 
   def run(self) -> int:
     previous = {signal.SIGINT: signal.signal(signal.SIGINT, self._on_interrupt),
@@ -89,12 +107,17 @@ class Supervisor:
         node.start()
       while self._stop_reason is None:
         self._check_nodes()
+        self._check_acting()
         if self._stop_condition and self._stop_reason is None:
           reason = self._stop_condition()
           if reason:
             self._request_stop(reason)
         time.sleep(0.2)
       self._say(f'stopping: {self._stop_reason}')
+      if any(state.restart_at is not None for state in self._states.values()):
+        for state in self._states.values():
+          state.restart_at = None  # Nobody waits for a restart any more.
+        self._write_restarts()
       self._stop_in_order()
     finally:
       for node in self._nodes:
@@ -131,6 +154,7 @@ class Supervisor:
         if now >= state.restart_at:
           state.restart_at = None
           node.start()
+          self._write_restarts()
         continue
       code = node.exit_code()
       if code is not None:
@@ -138,15 +162,35 @@ class Supervisor:
         if self._stop_reason is not None:
           return
 
+  def _check_acting(self):
+    """Stops the program once no acting node has been up and healthy for a while."""
+    if not self._acting or self._stop_reason is not None:
+      return
+    now = time.time()
+    if any(n.running() and n.uptime() >= self._policy.healthy_seconds
+           for n in self._acting):
+      self._acting_healthy_at = now
+    idle = now - self._acting_healthy_at - self._policy.healthy_seconds
+    if idle > self._policy.acting_idle_seconds:
+      self._request_stop('no acting node', failure=(
+          f'no actor or evaluator of this launcher has stayed up '
+          f'{self._policy.healthy_seconds:g} s in {idle:.0f} s; see their logs in '
+          f'{os.path.dirname(self._acting[0].log_path)}'))
+
   def _on_exit(self, node: node_process.NodeProcess, state: _NodeState, code: int):
     group = node.command.group
     if group == LEARNER_GROUP and code == 0:
       self._request_stop('the learner finished')
       return
-    state.quick_exits = state.quick_exits + 1 if (
-        node.uptime() < self._policy.healthy_seconds) else 0
+    acting = group in ACTING_GROUPS
+    from_outside = code < 0 and -code in OUTSIDE_SIGNALS
+    if acting and from_outside:
+      state.quick_exits = 0  # Not the node's fault: restart it soon.
+    else:
+      state.quick_exits = state.quick_exits + 1 if (
+          node.uptime() < self._policy.healthy_seconds) else 0
     what = f'{node.name} exited ({_describe(code)})'
-    if state.quick_exits >= self._policy.max_quick_exits:
+    if not acting and state.quick_exits >= self._policy.max_quick_exits:
       self._request_stop('crash loop', failure=(
           f'{what}, {state.quick_exits} times in a row within '
           f'{self._policy.healthy_seconds:g} s of starting; see {node.log_path}'))
@@ -156,14 +200,21 @@ class Supervisor:
           f'{what} after {state.restarts} restarts (--max_restarts='
           f'{self._policy.max_restarts}); see {node.log_path}'))
       return
-    delay = self._policy.backoff(state.quick_exits)
+    delay = self._policy.backoff(state.quick_exits, acting)
     state.restarts += 1
     state.restart_at = time.time() + delay
-    counts = collections.Counter(self._earlier_restarts)
-    for other in self._nodes:
-      counts[other.command.group] += self._states[other.name].restarts
-    restarts.write(self._logdir, {g: n for g, n in counts.items() if n}, self._host)
+    self._write_restarts()
     self._say(f'{what}; restarting it in {delay:g} s (restart {state.restarts} of this node)')
+
+  def _write_restarts(self):
+    counts = collections.Counter(self._earlier_restarts)
+    waiting = collections.Counter()
+    for node in self._nodes:
+      state = self._states[node.name]
+      counts[node.command.group] += state.restarts
+      waiting[node.command.group] += state.restart_at is not None
+    restarts.write(self._logdir, {g: n for g, n in counts.items() if n}, self._host,
+                   waiting={g: n for g, n in waiting.items() if n})
 
   def _stop_in_order(self):
     deadline = time.time() + self._grace
@@ -190,8 +241,9 @@ class Supervisor:
 def _describe(code: int) -> str:
   if code < 0:
     try:
-      return f'killed by {signal.Signals(-code).name}'
+      name = signal.Signals(-code).name
     except ValueError:
       return f'killed by signal {-code}'
+    return f'killed by {name}' + (', from outside' if -code in OUTSIDE_SIGNALS else '')
   return f'exit code {code}'
 

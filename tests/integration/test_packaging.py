@@ -3,6 +3,7 @@ the checkout's `launch/` and `configs/` become `seed_graph.launch` and
 `seed_graph.configs`, with the cloud set-up script beside the launcher."""
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -10,10 +11,15 @@ from tests import helpers
 
 
 def test_an_install_adds_only_seed_graph(tmp_path):
-  target = tmp_path / 'site'
+  # From a copy of what setup.py packages: building in the checkout would leave build/.
+  source, target = tmp_path / 'source', tmp_path / 'site'
+  for folder in ('seed_graph', 'launch', 'configs'):
+    shutil.copytree(os.path.join(helpers.REPO, folder), source / folder,
+                    ignore=shutil.ignore_patterns('__pycache__'))
+  shutil.copy(os.path.join(helpers.REPO, 'setup.py'), source)
   subprocess.run([sys.executable, '-m', 'pip', 'install', '--quiet', '--no-deps',
                   '--no-build-isolation', '--no-index', '--target', str(target),
-                  helpers.REPO], check=True, capture_output=True, timeout=300)
+                  str(source)], check=True, capture_output=True, timeout=300)
   top = sorted(name for name in os.listdir(target) if not name.endswith('-info'))
   assert top == ['seed_graph']
   assert (target / 'seed_graph' / 'launch' / 'local.py').is_file()

@@ -74,14 +74,16 @@ def test_the_status_text_from_samples():
                          inference_batches=100, episode_return=21.5))
   run.update(160.0, dict(base, frames=250_000, learner_steps=2000, inference_rows=3000,
                          inference_batches=100, episode_return=184.25,
-                         eval_episode_return=200.0, restarts_actor=2, replay_size=1440))
+                         eval_episode_return=200.0, restarts_actor=2, waiting_actor=1,
+                         replay_size=1440))
   text = run.text(160.0)
   assert text.startswith('0:01:00 | 250k/1M frames (25%) | ')
   assert '5k fps (10 s) 5k (60 s)' in text  # 200k in the 40 s since the sample before
   # the last 10 s; 250k in the 50 s since the first sample.
   assert 'return 184 eval 200' in text
   assert '2,000 steps' in text
-  assert 'batch' not in text  # No inference in the last window: no fill to report.
+  assert 'queue 3' in text and 'replay 1,440' in text
+  assert text.endswith('restarts actor 2 | waiting actor 1')
   assert 'queue 3' in text and 'replay 1,440' in text and 'restarts actor 2' in text
   run.update(170.0, dict(base, frames=260_000, inference_rows=3600, inference_batches=120))
   assert 'batch 30.0/64' in run.text(170.0)

@@ -1,8 +1,10 @@
 """The supervisor's restart and stop policy, with small stand-in node processes (no
 Launchpad): which exits restart a node, when the program gives up, the stop order."""
 
+import dataclasses
 import json
 import os
+import re
 import signal
 import sys
 import threading
@@ -33,7 +35,8 @@ sys.exit(code)
 '''
 
 FAST = supervisor.RestartPolicy(max_restarts=2, max_quick_exits=4, healthy_seconds=60,
-                                first_backoff_seconds=0.05, max_backoff_seconds=0.2)
+                                first_backoff_seconds=0.05, max_backoff_seconds=0.2,
+                                max_acting_backoff_seconds=0.4)
 
 
 def _command(tmp_path, name, seconds=-1.0, exit_code=0):
@@ -97,15 +100,79 @@ def test_a_launcher_started_again_counts_on_from_its_file(tmp_path):
   assert counts['restarts_actor'] >= 6 and counts['restarts_learner'] == 1
 
 
-def test_a_crash_loop_stops_the_program_with_exit_code_1(tmp_path, capsys):
-  commands = [_command(tmp_path, 'learner/0'), _command(tmp_path, 'actor/0', 0.0, 3)]
+def test_a_crash_loop_of_the_learner_stops_the_program_with_exit_code_1(tmp_path, capsys):
+  many_restarts = dataclasses.replace(FAST, max_restarts=100)
+  commands = [_command(tmp_path, 'learner/0', 0.0, 3), _command(tmp_path, 'actor/0')]
   start = time.time()
-  assert _run(tmp_path, commands) == 1
+  assert _run(tmp_path, commands, policy=many_restarts) == 1
   assert time.time() - start < 15
   output = capsys.readouterr().out
-  assert 'FAILED: actor/0 exited (exit code 3), 4 times in a row' in output
-  assert 'actor_0.log' in output
-  assert 'learner/0' in _stop_order(tmp_path)  # The rest of the program was stopped.
+  assert 'FAILED: learner/0 exited (exit code 3), 4 times in a row' in output
+  assert 'learner_0.log' in output
+  assert 'actor/0' in _stop_order(tmp_path)  # The rest of the program was stopped.
+
+
+def test_a_failing_actor_backs_off_and_never_stops_the_program(tmp_path, capsys):
+  """Twice `max_quick_exits` quick exits: the actor is restarted each time, later and
+  later, while the healthy one goes on; the restarts and the waiting actor are counted
+  for the learner's metrics and the status line."""
+  commands = [_command(tmp_path, 'learner/0'), _command(tmp_path, 'actor/0'),
+              _command(tmp_path, 'actor/1', 0.0, 3)]
+  seen_waiting = []
+
+  def watch():
+    while not seen_waiting:
+      if restarts.read(str(tmp_path)).get('waiting_actor'):
+        seen_waiting.append(True)
+      time.sleep(0.01)
+
+  threading.Thread(target=watch, daemon=True).start()
+  assert _run(tmp_path, commands, stop_after=4.0) == 0
+  output = capsys.readouterr().out
+  delays = [float(d) for d in re.findall(r'actor/1 exited \(exit code 3\); restarting it in '
+                                         r'([0-9.]+) s', output)]
+  assert len(delays) >= 2 * FAST.max_quick_exits
+  assert delays[-1] > delays[0] and max(delays) <= FAST.max_acting_backoff_seconds
+  assert 'FAILED' not in output
+  assert sorted(_stop_order(tmp_path)) == ['actor/0', 'learner/0']
+  assert restarts.read(str(tmp_path))['restarts_actor'] == len(delays)
+  assert seen_waiting
+
+
+def test_an_actor_killed_from_outside_is_said_so_and_restarted_at_once(tmp_path, capsys):
+  commands = [_command(tmp_path, 'learner/0'), _command(tmp_path, 'actor/0')]
+
+  def kill_the_actor(times):
+    for _ in range(times):
+      deadline = time.time() + 5
+      while time.time() < deadline:
+        actors = [p for p in psutil.Process().children()
+                  if 'actor/0' in ' '.join(p.cmdline())]
+        if actors:
+          actors[0].kill()
+          break
+        time.sleep(0.02)
+      time.sleep(0.3)
+
+  threading.Timer(0.5, kill_the_actor, (6,)).start()
+  assert _run(tmp_path, commands, stop_after=5.0) == 0
+  output = capsys.readouterr().out
+  kills = re.findall(r'actor/0 exited \(killed by SIGKILL, from outside\); restarting it in '
+                     r'([0-9.]+) s', output)
+  assert len(kills) >= 5  # More than max_quick_exits, all within seconds of a start.
+  assert set(kills) == {f'{FAST.first_backoff_seconds:g}'}
+  assert 'FAILED' not in output
+
+
+def test_the_program_stops_when_no_acting_node_stays_up(tmp_path, capsys):
+  policy = dataclasses.replace(FAST, healthy_seconds=0.5, acting_idle_seconds=1.5)
+  commands = [_command(tmp_path, 'learner/0'), _command(tmp_path, 'actor/0', 0.1, 3)]
+  start = time.time()
+  assert _run(tmp_path, commands, policy=policy) == 1
+  assert 2.0 <= time.time() - start < 15
+  output = capsys.readouterr().out
+  assert 'FAILED: no actor or evaluator of this launcher has stayed up 0.5 s' in output
+  assert 'learner/0' in _stop_order(tmp_path)
 
 
 def test_a_learner_that_keeps_crashing_stops_after_max_restarts(tmp_path, capsys):
