@@ -31,6 +31,9 @@ from seed_graph.launch.supervision import node_commands
 from seed_graph.launch.supervision import node_runner
 from seed_graph.launch.supervision import supervisor
 from seed_graph.launch import placement
+from seed_graph.launch.runs import config_args
+from seed_graph.launch.runs import logdir_lock
+from seed_graph.config_schema import ConfigError
 from seed_graph.inference import transport
 from seed_graph.programs import registry
 
@@ -106,6 +109,14 @@ def main(argv):
       lambda p: placement.bind(p, plan)) if c.name in mine]
   print(f'host {_HOST.value}: {", ".join(sorted(mine))} (plan {plan.fingerprint})',
         flush=True)
+  lock = logdir_lock.LogdirLock(config.logdir, _HOST.value)  # Held until the end.
+  try:
+    config_args.make_logdir(config.logdir)
+    took_over = lock.acquire()
+  except ConfigError as error:
+    _fail(str(error))
+  if took_over:
+    print(took_over, flush=True)
   learner_here = any(name.startswith('learner/') for name in mine)
   os.environ['TF_ENABLE_ONEDNN_OPTS'] = '1' if config.onednn else '0'
   flags.FLAGS.lp_termination_notice_secs = _STOP_GRACE.value

@@ -29,6 +29,7 @@ import launchpad as lp
 
 from seed_graph import config_schema
 from seed_graph.launch.runs import config_args
+from seed_graph.launch.runs import logdir_lock
 from seed_graph.launch.supervision import console as console_lib
 from seed_graph.launch.network import loopback_network
 from seed_graph.launch.supervision import node_commands
@@ -142,6 +143,13 @@ def main(argv):
     _fail(str(error))
   if _NETWORK.value == 'loopback':
     _enter_loopback_network()  # Runs this again, inside; only the second run goes on.
+  lock = logdir_lock.LogdirLock(config.logdir)  # Held until this process ends.
+  try:
+    took_over = lock.acquire()
+  except config_schema.ConfigError as error:
+    _fail(str(error))
+  if took_over:
+    print(took_over, flush=True)
   for change in other_changes:
     print(f'resuming with a changed config: {change}', flush=True)
   last = metrics_lib.last_record(config.logdir)

@@ -78,7 +78,10 @@ def load(path: str, overrides: Sequence[str] = ()) -> ml_collections.ConfigDict:
 
 
 def make_logdir(logdir: str) -> None:
-  """Creates `logdir` if needed; ConfigError (one line) if it cannot hold a run."""
+  """Creates `logdir` if needed; ConfigError (one line) if it cannot hold a run. A
+  bucket (`gs://...`) is left to TensorFlow's file system."""
+  if '://' in logdir:
+    return
   if os.path.exists(logdir) and not os.path.isdir(logdir):
     raise ConfigError(f'--logdir={logdir}: is a file, not a directory')
   try:

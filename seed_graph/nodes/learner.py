@@ -24,6 +24,7 @@ from absl import logging
 import tensorflow as tf
 
 from seed_graph import agent_states
+from seed_graph import checkpoints as checkpoints_lib
 from seed_graph import envs
 from seed_graph import id_ranges
 from seed_graph import metrics as metrics_lib
@@ -80,12 +81,14 @@ class Learner:
     self._checkpoints = tf.train.CheckpointManager(
         self._checkpoint, os.path.join(config.logdir, 'checkpoints'), max_to_keep=3)
     self._frames = 0
-    if self._checkpoints.latest_checkpoint:
+    self.resumed_from, self.damaged_checkpoints = checkpoints_lib.newest_intact(
+        self._checkpoints.checkpoints)
+    if self.resumed_from:
       # Partial until the optimizer's slots exist (they are restored when created, at
       # the first training step); a learner that never trains (launch.eval) leaves them
       # unused, which TensorFlow would otherwise warn about, value by value.
-      self.restore(self._checkpoints.latest_checkpoint).expect_partial()
-      logging.info('Resumed from %s', self._checkpoints.latest_checkpoint)
+      self.restore(self.resumed_from).expect_partial()
+      logging.info('Resumed from %s', self.resumed_from)
 
     self._env_states = agent_states.AgentStates(
         num_envs, [tuple(s.shape[1:]) for s in tf.nest.flatten(self._state_template)])

@@ -4,6 +4,7 @@ import json
 import os
 import re
 import signal
+import socket
 import uuid
 
 import cv2
@@ -76,6 +77,11 @@ def _recorded_frames(path):
     return json.load(f)['total_environment_frames']
 
 
+def _lock_holder(logdir) -> dict:
+  with open(logdir / 'launcher.lock') as f:
+    return json.load(f)
+
+
 def test_local_mp_nodes_stop_and_save_when_the_launcher_is_killed(tmp_path):
   logdir = tmp_path / 'run'
   marker = uuid.uuid4().hex
@@ -95,6 +101,14 @@ def test_local_mp_nodes_stop_and_save_when_the_launcher_is_killed(tmp_path):
     assert 'Binding:' not in helpers.launch_output(logdir)
     with open(logdir / 'logs' / 'learner_0.log') as f:
       assert 'Binding: get_stats' in f.read()  # It is in the node's log.
+    # One program per logdir: a second launcher is refused before it starts anything.
+    second = helpers.run_launch(logdir, *SMALL, timeout=120)
+    assert second.returncode == 2, second.stdout[-2000:] + second.stderr[-2000:]
+    assert second.stderr.strip() == (
+        f'error: --logdir={logdir}: in use by another launcher (pid {launcher.pid} on '
+        f'{socket.gethostname()}, started {_lock_holder(logdir)["started"]}); stop it or '
+        'use another --logdir')
+    assert len(helpers.node_processes(marker)) == 4
   finally:
     launcher.send_signal(signal.SIGKILL)  # No clean-up by the launcher at all.
     launcher.wait()

@@ -1,0 +1,59 @@
+"""A damaged newest checkpoint is reported by name and the one before it is used."""
+
+import glob
+import os
+
+import numpy as np
+
+from seed_graph import checkpoints
+from seed_graph.algos.vtrace import learning as vtrace_learner
+from seed_graph.inference import messages
+from seed_graph.nodes import learner as learner_lib
+from tests import helpers
+
+
+def _act(learner, steps):
+  """`steps` inference steps of 4 training environments (4 frames each)."""
+  rng = np.random.default_rng(0)
+  env_ids = np.arange(4, dtype=np.int32)
+  for _ in range(steps):
+    learner.infer_batch([messages.InferenceRequest(
+        env_ids, np.full(4, 3, np.int64), np.zeros(4, np.float32), np.zeros(4, bool),
+        np.zeros(4, bool), rng.normal(size=(4, 4)).astype(np.float32), False,
+        np.zeros(4, bool))])
+
+
+def _truncate_data_files(checkpoint_path):
+  for path in glob.glob(checkpoint_path + '.data-*'):
+    size = os.path.getsize(path)
+    with open(path, 'r+b') as f:
+      f.truncate(size // 2)
+
+
+def test_a_damaged_newest_checkpoint_falls_back_to_the_one_before(tmp_path):
+  config = helpers.small_cartpole_config(tmp_path, **{'learner.queue_capacity': 1000})
+  learner = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  _act(learner, 3)
+  older = learner.save()
+  _act(learner, 5)
+  newest = learner.save()
+  assert learner.get_stats()['frames'] == 32
+  assert checkpoints.damage(newest) is None
+  _truncate_data_files(newest)
+  assert 'DataLoss' in checkpoints.damage(newest) or 'Read less' in checkpoints.damage(newest)
+
+  resumed = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  assert resumed.resumed_from == older
+  assert resumed.get_stats()['frames'] == 12  # What the older checkpoint holds.
+  (line,) = resumed.damaged_checkpoints
+  assert line.startswith(f'checkpoint {newest} is damaged (')
+
+
+def test_every_checkpoint_damaged_starts_afresh(tmp_path):
+  config = helpers.small_cartpole_config(tmp_path)
+  learner = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  only = learner.save()
+  _truncate_data_files(only)
+  fresh = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  assert fresh.resumed_from is None and len(fresh.damaged_checkpoints) == 1
+  assert fresh.get_stats()['frames'] == 0
