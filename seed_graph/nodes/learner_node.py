@@ -1,5 +1,6 @@
-"""The learner-inference node: a `CourierNode` (the control edge: `get_stats`, `save`,
-`stop`) with a second address for the central inference stream.
+"""The learner-inference node: a `CourierNode` whose Courier address serves the control
+edge (`control_edge.py`: `get_stats`, `save`, `stop`), with a second address for the
+central inference stream.
 
 `LearnerNode(config, make_algorithm, *algorithm_args)` runs a `learner.Learner` in its
 process; its handle dereferences, in other nodes, to a `LearnerClient` with both edges.
@@ -8,10 +9,12 @@ process; its handle dereferences, in other nodes, to a `LearnerClient` with both
 import courier
 from launchpad import address as lp_address
 from launchpad.nodes import base
+from launchpad.launch import worker_manager
 from launchpad.nodes.courier import node as courier_node
 
 from seed_graph import launcher_watch
 from seed_graph.inference import transport
+from seed_graph.nodes import control_edge
 from seed_graph.nodes import learner
 
 INFERENCE_PORT_NAME = 'inference'
@@ -29,9 +32,21 @@ class LearnerClient:
 
   @property
   def control(self) -> courier.Client:
+    """The raw Courier client of the control edge (`get_stats()` is open)."""
     if self._control is None:
       self._control = courier.Client(self._courier_address)
     return self._control
+
+  def get_stats(self) -> dict:
+    return self.control.get_stats()
+
+  def save(self) -> str:
+    """A checkpoint now (the call carries this process's run secret); its path."""
+    return self.control.save(transport.run_secret() or '')
+
+  def stop(self) -> None:
+    """Stops the learner, which saves and stops the program (carries the secret)."""
+    self.control.stop(transport.run_secret() or '')
 
 
 class LearnerHandle(base.Handle[LearnerClient]):
@@ -71,4 +86,16 @@ class LearnerNode(courier_node.CourierNode):
     # host's private address across hosts); Courier and Reverb cannot choose.
     host, port = self._inference_address.resolve().rsplit(':', 1)
     self._kwargs = dict(self._kwargs, inference_port=int(port), inference_host=host)
-    super().run()
+    instance = self._construct_instance()  # Dereferences handles (R2D2's replay).
+    # Not CourierNode.run: it would serve every public method of the learner.
+    self._server = control_edge.make_server(
+        instance, lp_address.get_port_from_address(self._address.resolve()))
+    self._server.Start()
+    try:
+      if self._should_run:
+        instance.run()
+      else:
+        worker_manager.wait_for_stop()
+    finally:
+      self._server.Stop()
+      self._server.Join()

@@ -11,8 +11,10 @@ import tensorflow as tf
 
 from seed_graph import id_ranges
 from seed_graph.inference import messages
+from seed_graph.inference import transport
 from seed_graph.inference import wire
 from seed_graph.nodes import actor as actor_lib
+from seed_graph.nodes import control_edge
 from seed_graph.nodes import learner as learner_lib
 from seed_graph.nodes import learner_node
 from seed_graph.algos.vtrace import learning as vtrace_learner
@@ -251,18 +253,26 @@ def test_actor_survives_learner_restart(tmp_path, env_groups):
   assert worker.reconnects >= 1
 
 
-def test_courier_control_edge(learner):
-  from launchpad.nodes.courier import courier_utils  # pylint: disable=g-import-not-at-top
+def test_the_control_edge_serves_three_methods_and_checks_the_secret(learner, monkeypatch):
+  import courier  # pylint: disable=g-import-not-at-top
   port = portpicker.pick_unused_port()
-  server = courier_utils.make_courier_server(learner, port=port)
+  server = control_edge.make_server(learner, port, secret='s3cret')
   server.Start()
   try:
-    client = learner_node.LearnerClient(f'localhost:{port}', learner.address)
-    stats = client.control.get_stats()
+    raw = courier.Client(f'localhost:{port}')
+    assert sorted(courier.list_methods(raw)) == ['get_stats', 'save', 'stop']
+    stats = raw.get_stats()  # Reading is open.
     assert stats['frames'] == 0 and stats['learner_steps'] == 0
-    path = client.control.save()
-    assert path.startswith(str(learner.config.logdir))
-    client.control.stop()
+    for call in (raw.save, lambda: raw.save('wrong'), raw.stop, lambda: raw.stop('')):
+      with pytest.raises(Exception, match="does not carry the run's secret"):
+        call()
+    assert not learner.stopping() and helpers.latest_checkpoint(learner.config.logdir) == ''
+    # A learner client carries its process's secret.
+    monkeypatch.setenv(transport.RUN_SECRET_VARIABLE, 's3cret')
+    client = learner_node.LearnerClient(f'localhost:{port}', learner.address)
+    assert client.save().startswith(str(learner.config.logdir))
+    assert client.get_stats()['frames'] == 0
+    client.stop()
     assert learner.stopping()
   finally:
     server.Stop()
