@@ -232,7 +232,8 @@ def apply_override(config: ml_collections.ConfigDict, schema: Schema,
 def describe(config, schema: Schema) -> str:
   """Every key as `key = value  # documentation`, one a line, sections in order."""
   keys = flat(schema)
-  rows = [(dotted, repr(_lookup(config, dotted)), key.doc) for dotted, key in keys.items()]
+  rows = [(dotted, repr(_comparable(_lookup(config, dotted))), key.doc)
+          for dotted, key in keys.items()]
   width = min(48, max(len(f'{k} = {v}') for k, v, _ in rows))
   return '\n'.join(f'{f"{k} = {v}":<{width}}  # {doc}' for k, v, doc in rows)
 

@@ -3,7 +3,8 @@
 Every environment keeps `seed_graph.envs.contract`: one array observation, a discrete
 action spec and an attribute `frames_per_step` (emulator frames per step, for frame
 counting). Modules are imported only when their environment is asked for, so Football's
-engine is optional. `custom` builds your own environment from an import string.
+engine is optional. `gymnasium` makes any registered Gymnasium environment by its id;
+`custom` builds your own environment from an import string.
 
 The `env` section of a config is `COMMON_KEYS` plus the chosen environment's own `KEYS`
 (`keys(name)`).
@@ -24,6 +25,7 @@ _MODULES = {
     'cartpole': 'seed_graph.envs.cartpole',
     'atari': 'seed_graph.envs.atari',
     'football': 'seed_graph.envs.football',
+    'gymnasium': 'seed_graph.envs.registered_gymnasium',  # Any registered id: env.id.
     'custom': 'seed_graph.envs.custom',  # Your own, by import string: env.factory.
 }
 BACKENDS = ('python', 'envpool')

@@ -9,6 +9,7 @@ launch, with a message naming what is unsupported. See `examples/random_walk.py`
 """
 
 import importlib
+import inspect
 
 import dm_env
 import gymnasium
@@ -45,7 +46,17 @@ def _kwargs(env_config) -> dict:
 
 
 def validate_config(env_config):
-  _factory(env_config)
+  factory = _factory(env_config)
+  try:
+    signature = inspect.signature(factory)
+  except (TypeError, ValueError):
+    return  # A builtin or extension function: it is called as it is.
+  try:
+    signature.bind(seed=0, **_kwargs(env_config))
+  except TypeError as error:
+    raise ValueError(f'env.factory={env_config.factory!r} cannot be called as '
+                     f'{factory.__name__}(seed=..., **env.kwargs) with env.kwargs='
+                     f'{_kwargs(env_config)}: {error}') from None
 
 
 def make_environment(env_config, seed: int) -> dm_env.Environment:

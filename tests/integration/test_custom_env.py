@@ -112,3 +112,31 @@ def test_the_example_environment_trains_under_local_mp(tmp_path):
   assert final['learner_steps'] > 0
   assert final['episode_return'] is not None  # Episodes ended: the corridor was walked.
   assert 'eval_episode_return' in final
+
+
+def test_a_factory_that_does_not_take_the_kwargs_fails_naming_them(tmp_path):
+  config = _config(tmp_path, 'examples.random_walk:make_env', colour=3)
+  with pytest.raises(ConfigError, match=r"env.factory='examples.random_walk:make_env' "
+                     r"cannot be called as make_env\(seed=..., \*\*env.kwargs\) with "
+                     r"env.kwargs=\{'colour': 3\}: got an unexpected keyword argument "
+                     r"'colour'"):
+    registry.validate_config(config)
+
+
+def test_a_registered_gymnasium_id_trains_from_the_command_line_alone(tmp_path):
+  """`env.name='gymnasium'` with `env.id`: Acrobot-v1 with no module or config file of
+  one's own, as CleanRL's --env-id."""
+  logdir = tmp_path / 'acrobot'
+  result = helpers.run_launch(
+      logdir, '--config.env.name=gymnasium', '--config.env.id=Acrobot-v1',
+      '--config.total_environment_frames=3000', *helpers.SMALL_VTRACE_FLAGS, timeout=300)
+  assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+  final = helpers.read_metrics(logdir)[-1]
+  assert final['frames'] >= 3000 and final['learner_steps'] > 0
+  assert final['environments_seen'] > 0
+  for bad_id, needle in (('Acrobot-v2', 'did you mean Acrobot-v1'),
+                         ('', "set env.id, e.g. 'Acrobot-v1'")):
+    refused = helpers.run_launch(tmp_path / 'bad', '--config.env.name=gymnasium',
+                                 f'--config.env.id={bad_id}', timeout=120)
+    assert refused.returncode == 2 and needle in refused.stderr, refused.stderr[-2000:]
+    assert len(refused.stderr.strip().splitlines()) == 1
