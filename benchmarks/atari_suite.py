@@ -103,7 +103,11 @@ def main(argv):
         if atari_report.frames_trained(run) >= _FRAMES.value:
           print(f'[atari_suite] {game} seed {seed}: complete', flush=True)
           continue
-        code = train(game, seed)
+        try:
+          code = train(game, seed)
+        except KeyboardInterrupt:
+          sys.exit(f'[atari_suite] interrupted: {game} seed {seed} stopped and saved; the '
+                   'same command resumes it')
         if code:
           sys.exit(f'error: {game} seed {seed} failed (launcher exit code {code}); see '
                    f'{os.path.join(run, "launcher.out")}')
