@@ -18,9 +18,12 @@ below `context.num_training_envs`, evaluation ones above.
 import abc
 import dataclasses
 import threading
-from typing import Any, Callable, Dict, Optional, Protocol, Tuple
+from typing import Any, Callable, Dict, Optional, Protocol, Sequence, Tuple, TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # Annotations only: actors import this module without TensorFlow.
+  import tensorflow as tf  # pylint: disable=g-bad-import-order
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,7 +69,9 @@ class Algorithm(abc.ABC):
     core_state (a nest), exploration). The shell traces `act` with these."""
 
   @abc.abstractmethod
-  def act(self, prev_actions, rewards, dones, observations, core_state, exploration):
+  def act(self, prev_actions: 'tf.Tensor', rewards: 'tf.Tensor', dones: 'tf.Tensor',
+          observations: 'tf.Tensor', core_state: Any, exploration: 'tf.Tensor'
+          ) -> Tuple['tf.Tensor', 'tf.Tensor', Any]:
     """TensorFlow, traced once: returns (actions int32 [B], extras [B, ...] to record,
     new core_state)."""
 
@@ -81,7 +86,8 @@ class Algorithm(abc.ABC):
 
   @abc.abstractmethod
   def record(self, step: InferenceStep, training: np.ndarray, prev_actions: np.ndarray,
-             actions: np.ndarray, extras: np.ndarray, states_before) -> None:
+             actions: np.ndarray, extras: np.ndarray,
+             states_before: Sequence[np.ndarray]) -> None:
     """Keeps the `training` rows of a step for training (may block: back-pressure).
     `states_before` are the recurrent states before the step, one array per component."""
 

@@ -6,13 +6,17 @@ central inference stream.
 process; its handle dereferences, in other nodes, to a `LearnerClient` with both edges.
 """
 
+from typing import Callable
+
 import courier
 from launchpad import address as lp_address
 from launchpad.nodes import base
 from launchpad.launch import worker_manager
 from launchpad.nodes.courier import node as courier_node
+import ml_collections
 
 from seed_graph import launcher_watch
+from seed_graph.algos import base as base_algorithm
 from seed_graph.inference import transport
 from seed_graph.nodes import control_edge
 from seed_graph.nodes import learner
@@ -65,7 +69,8 @@ class LearnerHandle(base.Handle[LearnerClient]):
 class LearnerNode(courier_node.CourierNode):
   """See the module docstring."""
 
-  def __init__(self, config, make_algorithm, *algorithm_args):
+  def __init__(self, config: ml_collections.ConfigDict,
+               make_algorithm: Callable[..., base_algorithm.Algorithm], *algorithm_args):
     super().__init__(learner.Learner, config, make_algorithm, *algorithm_args)
     self._config = config
     self._inference_address = lp_address.Address(INFERENCE_PORT_NAME)
@@ -80,7 +85,7 @@ class LearnerNode(courier_node.CourierNode):
     return self._track_handle(LearnerHandle(
         self._address, self._inference_address, learner.keepalive_seconds(self._config)))
 
-  def run(self):
+  def run(self) -> None:
     launcher_watch.watch()
     # The inference server listens on its address's host only (loopback locally, the
     # host's private address across hosts); Courier and Reverb cannot choose.
