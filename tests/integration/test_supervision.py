@@ -72,7 +72,8 @@ def test_killed_actors_come_back_and_frames_keep_rising(launch):
     nodes = helpers.node_processes(marker)
   assert helpers.wait_for(
       lambda: helpers.read_metrics(logdir)[-1].get('restarts_actor') == 6, 30)
-  assert 'actor/1 exited (killed by SIGKILL); restarting it' in helpers.launch_output(logdir)
+  assert ('actor/1 exited (killed by SIGKILL, from outside); restarting it in 1 s'
+          in helpers.launch_output(logdir))
   assert nodes['learner/0'].is_running()  # Never touched.
   _stop_and_check_nothing_is_left(launcher, logdir, marker, signal.SIGINT)
 
