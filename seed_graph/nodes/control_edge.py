@@ -19,6 +19,7 @@ server itself. `LearnerClient` (learner_node.py) adds the secret on the caller's
 import hmac
 from typing import Callable, Optional
 
+from absl import logging
 import courier
 
 from seed_graph.inference import transport
@@ -43,4 +44,6 @@ def make_server(learner, port: int, secret: Optional[str] = None) -> courier.Ser
   server.Bind('get_stats', learner.get_stats)
   server.Bind('save', _requiring_secret(learner.save, secret))
   server.Bind('stop', _requiring_secret(learner.stop, secret))
+  logging.info('control edge on port %d: %s (save and stop %s)', port, ', '.join(METHODS),
+               'need the run secret' if secret else 'open: no run secret here')
   return server

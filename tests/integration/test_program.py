@@ -98,9 +98,10 @@ def test_local_mp_nodes_stop_and_save_when_the_launcher_is_killed(tmp_path):
         lambda: re.search(r'^\d:\d\d:\d\d \| [\d.]+k?/100M frames \(0%\) \| ',
                           helpers.launch_output(logdir), re.M), 30), \
         helpers.launch_output(logdir)
-    assert 'Binding:' not in helpers.launch_output(logdir)
+    assert 'control edge on port' not in helpers.launch_output(logdir)
     with open(logdir / 'logs' / 'learner_0.log') as f:
-      assert 'Binding: get_stats' in f.read()  # It is in the node's log.
+      # It is in the node's log.
+      assert 'get_stats, save, stop (save and stop need the run secret)' in f.read()
     # One program per logdir: a second launcher is refused before it starts anything.
     second = helpers.run_launch(logdir, *SMALL, timeout=120)
     assert second.returncode == 2, second.stdout[-2000:] + second.stderr[-2000:]

@@ -46,8 +46,8 @@ def test_cartpole_vtrace_default_config_learns(tmp_path):
 
 def test_cartpole_vtrace_learns_on_a_learner_split_over_devices(tmp_path):
   # 4 logical CPU devices, 1 for inference and 3 for training, so the batch is 30 (it
-  # must split evenly); the other settings are the shipped config's. (R2D2's learning
-  # test takes the 2 + 2 split; tests/unit/test_device_split.py checks both splits of
-  # both algorithms step by step.)
+  # must split evenly); the other settings are the shipped config's. For both splits of
+  # both algorithms, tests/unit/test_device_split.py checks step by step that a split
+  # learner computes what an unsplit one does; this run checks that it learns.
   _learns(tmp_path, '--config.learner.inference_devices=1',
           '--config.learner.training_devices=3', '--config.learner.batch_size=30')

@@ -19,10 +19,3 @@ def test_cartpole_r2d2_reaches_400_within_1m_frames(tmp_path):
         f"{reached['frames']} frames, {reached['learner_steps']} learner steps, "
         f"{reached['wall_time']:.0f} s")
 
-
-def test_cartpole_r2d2_learns_on_a_learner_split_over_devices(tmp_path):
-  # 4 logical CPU devices, 2 for inference and 2 for training. (V-trace's learning test
-  # takes the 1 + 3 split; tests/unit/test_device_split.py checks both splits of both
-  # algorithms step by step.)
-  _learns(tmp_path / 'split', '--config.learner.inference_devices=2',
-          '--config.learner.training_devices=2')
