@@ -27,7 +27,8 @@ def test_a_second_holder_is_refused_naming_the_first(tmp_path):
 def test_a_dead_holders_lock_is_taken_over_and_said_so(tmp_path):
   # A process takes the lock and dies without releasing it (SIGKILL, a crash).
   code = ('import os, sys; from seed_graph.launch.runs import logdir_lock; '
-          f'logdir_lock.LogdirLock({str(tmp_path)!r}).acquire(); print(os.getpid()); '
+          f'logdir_lock.LogdirLock({str(tmp_path)!r}).acquire(); '
+          'print(os.getpid(), flush=True); '
           'os._exit(0)')
   dead_pid = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                             check=True).stdout.strip()

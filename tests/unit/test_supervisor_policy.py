@@ -113,7 +113,7 @@ def test_a_crash_loop_of_the_learner_stops_the_program_with_exit_code_1(tmp_path
 
 
 def test_a_failing_actor_backs_off_and_never_stops_the_program(tmp_path, capsys):
-  """Twice `max_quick_exits` quick exits: the actor is restarted each time, later and
+  """More quick exits than `max_quick_exits`: the actor is restarted each time, later and
   later, while the healthy one goes on; the restarts and the waiting actor are counted
   for the learner's metrics and the status line."""
   commands = [_command(tmp_path, 'learner/0'), _command(tmp_path, 'actor/0'),
@@ -127,11 +127,11 @@ def test_a_failing_actor_backs_off_and_never_stops_the_program(tmp_path, capsys)
       time.sleep(0.01)
 
   threading.Thread(target=watch, daemon=True).start()
-  assert _run(tmp_path, commands, stop_after=4.0) == 0
+  assert _run(tmp_path, commands, stop_after=5.0) == 0
   output = capsys.readouterr().out
   delays = [float(d) for d in re.findall(r'actor/1 exited \(exit code 3\); restarting it in '
                                          r'([0-9.]+) s', output)]
-  assert len(delays) >= 2 * FAST.max_quick_exits
+  assert len(delays) > FAST.max_quick_exits
   assert delays[-1] > delays[0] and max(delays) <= FAST.max_acting_backoff_seconds
   assert 'FAILED' not in output
   assert sorted(_stop_order(tmp_path)) == ['actor/0', 'learner/0']
