@@ -1,7 +1,8 @@
 r"""Runs a seed_graph program on this machine.
 
   python -m seed_graph.launch.local --config=configs/cartpole_vtrace.py --logdir=/tmp/run \
-      [--config.actors.num=4 ...] [--launch_type=local_mp|local_mt]
+      [--config.actors.num=4 ...] [--launch_type=local_mp|local_mt] \
+      [--program=my_module:make_program]
 
 Ctrl-C, SIGTERM, or the learner reaching `total_environment_frames`, stops every node.
 Running again with the same --logdir resumes from its last checkpoint. Nodes get
@@ -30,6 +31,7 @@ import launchpad as lp
 from seed_graph import config_schema
 from seed_graph.launch.runs import config_args
 from seed_graph.launch.runs import logdir_lock
+from seed_graph.launch.runs import program_args
 from seed_graph.launch.supervision import console as console_lib
 from seed_graph.launch.network import loopback_network
 from seed_graph.launch.supervision import node_commands
@@ -43,6 +45,10 @@ from seed_graph.programs import registry
 _CONFIG = flags.DEFINE_string(
     'config', None, 'Experiment config file (a get_config() returning a ConfigDict); '
     '--config.KEY=VALUE overrides a key; --print_config lists them all.')
+_PROGRAM = flags.DEFINE_string(
+    'program', None, "Your own experiment, 'module:function': the function takes the "
+    'config and returns a launchpad Program (the module is imported from this directory). '
+    "Default: the built-in program of the config's algorithm.")
 _LOGDIR = flags.DEFINE_string('logdir', None, 'Directory for metrics, summaries and '
                               'checkpoints; an existing one is resumed.')
 _LAUNCH_TYPE = flags.DEFINE_enum('launch_type', 'local_mp', ['local_mp', 'local_mt'],
@@ -125,7 +131,8 @@ def main(argv):
   try:
     config = config_args.load(_CONFIG.value, _OVERRIDES)
     config.logdir = os.path.abspath(_LOGDIR.value)
-    program = registry.make_program(config)  # Validates the config before anything starts.
+    # Checks the config before anything starts.
+    program = program_args.build(config, _PROGRAM.value)
   except config_schema.ConfigError as error:
     _fail(str(error))
   shape_changes, other_changes = config_args.changes_since_last_launch(config)

@@ -1,0 +1,65 @@
+"""`--program=module:function`: an experiment of one's own, as a Launchpad program.
+
+The function takes the (checked) config and returns an `lp.Program`; its module is
+imported from the directory the launcher runs in, as `env.factory` is, and so is it in
+every node process. `seed_graph` re-exports the building blocks such a program needs
+(`LearnerNode`, `add_actors_and_evaluators`, `ReplayNode`, the algorithms): see
+docs/architecture.md, "A program or algorithm of your own". Without `--program` the
+config's `algorithm` names a built-in program. Anything that is not such a function, or
+a function that returns no program, fails before launch in one line.
+"""
+
+import importlib
+import inspect
+import os
+import sys
+from typing import Callable, Optional
+
+import launchpad as lp
+
+from seed_graph.config_schema import ConfigError
+from seed_graph.nodes import learner_node
+from seed_graph.programs import registry
+
+
+def _function(spec: str) -> Callable:
+  if spec.count(':') != 1 or not all(spec.split(':')):
+    raise ConfigError(f"--program={spec}: expected 'package.module:function'")
+  module_name, function_name = spec.split(':')
+  if os.getcwd() not in sys.path:
+    sys.path.insert(0, os.getcwd())  # As `python -m` does for its own directory.
+  try:
+    module = importlib.import_module(module_name)
+  except ImportError as error:
+    raise ConfigError(f'--program={spec}: cannot import {module_name!r} ({error}); it '
+                      'must be importable from the directory you launch in') from None
+  function = getattr(module, function_name, None)
+  if not callable(function):
+    raise ConfigError(f'--program={spec}: {module_name!r} has no function '
+                      f'{function_name!r}')
+  try:
+    inspect.signature(function).bind(None)
+  except TypeError:
+    raise ConfigError(f'--program={spec}: {function_name}{inspect.signature(function)} '
+                      'cannot be called with the config alone') from None
+  except ValueError:
+    pass  # No signature to read (a builtin): it is called as it is.
+  return function
+
+
+def build(config, spec: Optional[str]) -> lp.Program:
+  """The program `spec` names (None: the built-in one of `config.algorithm`), after the
+  config's checks; ConfigError in one line if it cannot be had."""
+  if not spec:
+    return registry.make_program(config)
+  function = _function(spec)
+  registry.validate_config(config)  # The learner's keys, whoever builds the graph.
+  program = function(config)
+  if not isinstance(program, lp.Program):
+    raise ConfigError(f'--program={spec}: returned {type(program).__name__}, not a '
+                      'launchpad Program')
+  learners = program.groups.get('learner', [])
+  if not learners or not isinstance(learners[0], learner_node.LearnerNode):
+    raise ConfigError(f'--program={spec}: the program needs a group \'learner\' whose '
+                      'first node is a seed_graph LearnerNode (the launcher follows it)')
+  return program

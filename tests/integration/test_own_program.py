@@ -1,0 +1,60 @@
+"""An experiment of one's own: a program function in a file outside the project, built
+from `seed_graph`'s public building blocks only, launched with `--program`."""
+
+import os
+import subprocess
+import sys
+
+from tests import helpers
+
+_MY_PROGRAM = '''
+import launchpad as lp
+import seed_graph as sg
+
+
+def make_program(config):
+  program = lp.Program('my_vtrace')
+  with program.group('learner'):
+    learner = program.add_node(sg.LearnerNode(config, sg.VTraceLearner))
+  sg.add_actors_and_evaluators(program, learner, config)
+  return program
+
+
+def not_a_program(config):
+  return {'learner': config}
+
+
+def needs_two(config, other):
+  return None
+'''
+
+
+def _launch(directory, logdir, program, *flags, timeout=300):
+  command = [sys.executable, '-m', 'seed_graph.launch.local',
+             f'--config={os.path.join(helpers.REPO, "configs", "cartpole_vtrace.py")}',
+             f'--logdir={logdir}', f'--program={program}', *flags]
+  return subprocess.run(command, cwd=directory, capture_output=True, text=True,
+                        timeout=timeout)
+
+
+def test_a_program_of_ones_own_trains_and_stops_cleanly(tmp_path):
+  (tmp_path / 'my_experiment.py').write_text(_MY_PROGRAM)
+  logdir = tmp_path / 'run'
+  result = _launch(tmp_path, logdir, 'my_experiment:make_program',
+                   '--config.total_environment_frames=6000', *helpers.SMALL_VTRACE_FLAGS)
+  assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+  assert 'launching my_vtrace: 4 nodes' in result.stdout
+  final = helpers.read_metrics(logdir)[-1]
+  assert final['frames'] >= 6000 and final['learner_steps'] > 0
+  assert helpers.latest_checkpoint(logdir)  # It stopped the normal way, saving.
+  for program, needle in (
+      ('my_experiment:not_a_program', 'returned dict, not a launchpad Program'),
+      ('my_experiment:needs_two', 'needs_two(config, other) cannot be called with the '
+                                  'config alone'),
+      ('my_experiment:absent', "'my_experiment' has no function 'absent'"),
+      ('elsewhere:make_program', "cannot import 'elsewhere'"),
+      ('make_program', "expected 'package.module:function'")):
+    refused = _launch(tmp_path, tmp_path / 'refused', program, timeout=120)
+    assert refused.returncode == 2, refused.stderr[-2000:]
+    (line,) = refused.stderr.strip().splitlines()
+    assert line.startswith(f'error: --program={program}: ') and needle in line, line
