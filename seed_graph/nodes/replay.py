@@ -1,25 +1,75 @@
-"""The replay node: a Launchpad `ReverbNode` that also stops by itself when its launcher
-dies (`seed_graph.launcher_watch`).
+"""The replay node: a Launchpad `ReverbNode` whose checkpoints are never the reason it
+cannot start, and which stops by itself when its launcher dies
+(`seed_graph.launcher_watch`).
 
-`ReplayNode(make_tables, make_checkpointer)`: both are called in the node's process.
-Its handle dereferences, in other nodes, to a `reverb.Client` (Launchpad's own handle).
+`ReplayNode(make_tables, checkpoint_dir)`: `make_tables()` is called in the node's
+process; the replay is checkpointed into `checkpoint_dir` (None: not at all). Its handle
+dereferences, in other nodes, to a `reverb.Client` (Launchpad's own handle).
+
+At start Reverb loads the newest complete checkpoint (it keeps only that one). One it
+cannot read (a truncated file, after a full disk) is reported by name and moved aside,
+into `<checkpoint_dir>.damaged/` (Reverb would find it anywhere inside the directory),
+and any complete one before it is tried, until one loads or none is left: then the
+replay starts empty, and says so.
 """
 
-from typing import Callable, List
+import os
+from typing import Callable, List, Optional
 
+from absl import logging
 import launchpad as lp
+from launchpad import address as lp_address
+from launchpad.launch import worker_manager
 import reverb
 
 from seed_graph import launcher_watch
+
+DAMAGED_SUFFIX = '.damaged'  # Of the folder damaged checkpoints are moved into.
+
+
+def _checkpoints(checkpoint_dir: str) -> List[str]:
+  """Complete checkpoints (Reverb writes DONE last), oldest first."""
+  if not os.path.isdir(checkpoint_dir):
+    return []
+  names = sorted(os.listdir(checkpoint_dir))
+  return [os.path.join(checkpoint_dir, n) for n in names
+          if os.path.isfile(os.path.join(checkpoint_dir, n, 'DONE'))]
+
+
+def start_server(make_tables: Callable[[], List[reverb.Table]], port: int,
+                 checkpoint_dir: Optional[str]) -> reverb.Server:
+  """A Reverb server on `port` with the newest intact checkpoint of `checkpoint_dir`
+  loaded (see the module docstring)."""
+  while True:
+    checkpointer = (reverb.checkpointers.DefaultCheckpointer(checkpoint_dir)
+                    if checkpoint_dir else None)
+    try:
+      return reverb.Server(tables=make_tables(), port=port, checkpointer=checkpointer)
+    except RuntimeError as error:
+      newest = _checkpoints(checkpoint_dir)[-1:] if checkpoint_dir else []
+      if not newest:
+        raise
+      aside = os.path.join(checkpoint_dir + DAMAGED_SUFFIX, os.path.basename(newest[0]))
+      os.makedirs(os.path.dirname(aside), exist_ok=True)
+      os.rename(newest[0], aside)
+      left = 'the one before it is tried' if _checkpoints(checkpoint_dir) else (
+          'none is left: the replay starts empty')
+      logging.warning('replay checkpoint %s is damaged (%s); moved to %s; %s',
+                      newest[0], error, aside, left)
 
 
 class ReplayNode(lp.ReverbNode):
   """See the module docstring."""
 
   def __init__(self, make_tables: Callable[[], List[reverb.Table]],
-               make_checkpointer: Callable[[], reverb.checkpointers.CheckpointerBase]):
-    super().__init__(make_tables, checkpoint_ctor=make_checkpointer)
+               checkpoint_dir: Optional[str]):
+    super().__init__(make_tables)
+    self._checkpoint_dir = checkpoint_dir
 
-  def run(self):
+  def run(self) -> None:
     launcher_watch.watch()
-    super().run()
+    # Not ReverbNode.run: it would fail on a damaged checkpoint.
+    self._server = start_server(
+        self._priority_tables_fn,
+        lp_address.get_port_from_address(self._address.resolve()), self._checkpoint_dir)
+    worker_manager.wait_for_stop()

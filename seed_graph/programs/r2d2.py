@@ -31,7 +31,7 @@ def make_program(config) -> lp.Program:
   with program.group('replay'):
     replay = program.add_node(ReplayNode(
         functools.partial(replay_lib.make_replay_tables, config, spec),
-        functools.partial(replay_lib.make_replay_checkpointer, config.logdir)))
+        replay_lib.replay_checkpoint_dir(config.logdir)))
 
   with program.group('learner'):
     learner = program.add_node(LearnerNode(config, R2D2Learner, replay))

@@ -1,7 +1,7 @@
 """R2D2's replay: one prioritized Reverb table and its checkpointer.
 
 The program builds the replay node (`seed_graph.nodes.replay`) from `make_replay_tables`
-and `make_replay_checkpointer`; the R2D2 learner alone writes sequences into the table
+and `replay_checkpoint_dir`; the R2D2 learner alone writes sequences into the table
 and samples from it. Its checkpoints go to `<logdir>/replay`.
 """
 
@@ -48,6 +48,3 @@ def make_replay_tables(config, spec: base.EnvironmentSpec) -> List[reverb.Table]
 def replay_checkpoint_dir(logdir: str) -> str:
   return os.path.join(logdir, 'replay')
 
-
-def make_replay_checkpointer(logdir: str) -> reverb.checkpointers.DefaultCheckpointer:
-  return reverb.checkpointers.DefaultCheckpointer(replay_checkpoint_dir(logdir))
