@@ -73,22 +73,7 @@ class Learner:
     example_inputs = self.algorithm.example_policy_inputs()
     self._state_template = example_inputs[4]
 
-    self._learner_steps = tf.Variable(0, dtype=tf.int64, trainable=False)
-    self._frames_variable = tf.Variable(0, dtype=tf.int64, trainable=False)
-    self._checkpoint = tf.train.Checkpoint(learner_steps=self._learner_steps,
-                                           frames=self._frames_variable,
-                                           **self.algorithm.checkpoint_items())
-    self._checkpoints = tf.train.CheckpointManager(
-        self._checkpoint, os.path.join(config.logdir, 'checkpoints'), max_to_keep=3)
-    self._frames = 0
-    self.resumed_from, self.damaged_checkpoints = checkpoints_lib.newest_intact(
-        self._checkpoints.checkpoints)
-    if self.resumed_from:
-      # Partial until the optimizer's slots exist (they are restored when created, at
-      # the first training step); a learner that never trains (launch.eval) leaves them
-      # unused, which TensorFlow would otherwise warn about, value by value.
-      self.restore(self.resumed_from).expect_partial()
-      logging.info('Resumed from %s', self.resumed_from)
+    self._resume_from_a_checkpoint(config.logdir)
 
     self._env_states = agent_states.AgentStates(
         num_envs, [tuple(s.shape[1:]) for s in tf.nest.flatten(self._state_template)])
@@ -110,6 +95,26 @@ class Learner:
     self._last_losses = {}
     self._metrics = self._progress = None
     self._skipped_updates = 0
+
+  def _resume_from_a_checkpoint(self, logdir: str):
+    """Sets up checkpoints in `<logdir>/checkpoints` and restores the newest intact one
+    (`seed_graph.checkpoints`), if any: `resumed_from` says which."""
+    self._learner_steps = tf.Variable(0, dtype=tf.int64, trainable=False)
+    self._frames_variable = tf.Variable(0, dtype=tf.int64, trainable=False)
+    self._checkpoint = tf.train.Checkpoint(learner_steps=self._learner_steps,
+                                           frames=self._frames_variable,
+                                           **self.algorithm.checkpoint_items())
+    self._checkpoints = tf.train.CheckpointManager(
+        self._checkpoint, os.path.join(logdir, 'checkpoints'), max_to_keep=3)
+    self._frames = 0
+    self.resumed_from, self.damaged_checkpoints = checkpoints_lib.newest_intact(
+        self._checkpoints.checkpoints)
+    if self.resumed_from:
+      # Partial until the optimizer's slots exist (they are restored when created, at
+      # the first training step); a learner that never trains (launch.eval) leaves them
+      # unused, which TensorFlow would otherwise warn about, value by value.
+      self.restore(self.resumed_from).expect_partial()
+      logging.info('Resumed from %s', self.resumed_from)
 
   def restore(self, checkpoint_path: str):
     """Loads a checkpoint of this learner's (the newest is loaded at construction);

@@ -67,13 +67,9 @@ def impala_loss(learner_outputs, behaviour_logits, actions, rewards, dones, *,
   values = learner_outputs.baseline[:-1]
   bootstrap_value = learner_outputs.baseline[-1]
   taken_actions = actions[:-1]
-  transition_rewards = reward_scale * clip_rewards(tf.cast(rewards[1:], tf.float32),
-                                                  reward_clipping)
-  discounts = tf.cast(~dones[1:], tf.float32) * discount
-  if truncations is not None:
-    # delta_t = r_t + 0 * V(x_t+1) - V(x_t) = 0, so v_t = V(x_t): no signal, and no end.
-    truncated = dones[1:] & truncations[1:]
-    transition_rewards = tf.where(truncated, tf.stop_gradient(values), transition_rewards)
+  transition_rewards, discounts = _transitions(
+      rewards, dones, truncations, values, discount=discount,
+      reward_clipping=reward_clipping, reward_scale=reward_scale)
 
   target_log_probs = -tf.nn.sparse_softmax_cross_entropy_with_logits(
       labels=taken_actions, logits=target_logits)
@@ -89,7 +85,6 @@ def impala_loss(learner_outputs, behaviour_logits, actions, rewards, dones, *,
       clip_pg_rho_threshold=clip_pg_rho_threshold,
       lambda_=lambda_)
 
-  log_rhos = target_log_probs - behaviour_log_probs
   if policy_clip:
     advantages = _advantages(returns.vs, transition_rewards, discounts, values,
                              bootstrap_value)
@@ -98,19 +93,37 @@ def impala_loss(learner_outputs, behaviour_logits, actions, rewards, dones, *,
   if normalize_advantages:
     mean, variance = tf.nn.moments(advantages, axes=[0, 1])
     advantages = (advantages - mean) / (tf.sqrt(variance) + 1e-8)
-  if policy_clip:
-    ratios = tf.exp(log_rhos)
-    policy_loss = -tf.reduce_mean(tf.minimum(
-        ratios * advantages,
-        tf.clip_by_value(ratios, 1.0 - policy_clip, 1.0 + policy_clip) * advantages))
-  else:
-    policy_loss = -tf.reduce_mean(target_log_probs * advantages)
+  policy_loss = _policy_loss(target_log_probs, behaviour_log_probs, advantages,
+                             policy_clip)
   baseline_loss = 0.5 * tf.reduce_mean(tf.square(returns.vs - values))
   log_policy = tf.nn.log_softmax(target_logits)
   entropy = tf.reduce_mean(-tf.reduce_sum(tf.exp(log_policy) * log_policy, axis=-1))
   entropy_loss = -entropy
   total_loss = policy_loss + baseline_cost * baseline_loss + entropy_cost * entropy_loss
   return LossTerms(total_loss, policy_loss, baseline_loss, entropy, entropy_loss)
+
+
+def _transitions(rewards, dones, truncations, values, *, discount, reward_clipping,
+                 reward_scale):
+  """The reward and discount of each transition t -> t+1, `[T, B]` each."""
+  transition_rewards = reward_scale * clip_rewards(tf.cast(rewards[1:], tf.float32),
+                                                  reward_clipping)
+  discounts = tf.cast(~dones[1:], tf.float32) * discount
+  if truncations is not None:
+    # delta_t = r_t + 0 * V(x_t+1) - V(x_t) = 0, so v_t = V(x_t): no signal, and no end.
+    truncated = dones[1:] & truncations[1:]
+    transition_rewards = tf.where(truncated, tf.stop_gradient(values), transition_rewards)
+  return transition_rewards, discounts
+
+
+def _policy_loss(target_log_probs, behaviour_log_probs, advantages, policy_clip: float):
+  """IMPALA's policy gradient (`policy_clip` 0: the advantages carry V-trace's
+  importance weight), or PPO's clipped surrogate with ratios pi / mu."""
+  if not policy_clip:
+    return -tf.reduce_mean(target_log_probs * advantages)
+  ratios = tf.exp(target_log_probs - behaviour_log_probs)
+  clipped = tf.clip_by_value(ratios, 1.0 - policy_clip, 1.0 + policy_clip)
+  return -tf.reduce_mean(tf.minimum(ratios * advantages, clipped * advantages))
 
 
 def _advantages(vs, rewards, discounts, values, bootstrap_value):
