@@ -37,12 +37,6 @@ from seed_graph.inference import server as server_lib
 from seed_graph.inference import transport
 
 
-def keepalive_seconds(config) -> float:
-  """The inference edge's keepalive, both sides (`inference.keepalive_seconds`; configs
-  written before the key existed get the default)."""
-  return config.inference.get('keepalive_seconds', transport.KEEPALIVE_SECONDS)
-
-
 class Learner:
   """See the module docstring. `make_algorithm(config, context, *args)` builds the
   `Algorithm` (its variables too, so a checkpoint restores into them); the shell creates
@@ -241,7 +235,8 @@ class Learner:
   def serve(self, port: int, host: str = '[::]'):
     """Starts batching and the inference server on `host:port`, for streams that carry
     this run's secret (when a launcher gave the process one)."""
-    self._server.start(port, transport.run_secret(), keepalive_seconds(self._config), host)
+    self._server.start(port, transport.run_secret(),
+                       self._config.inference.keepalive_seconds, host)
 
   def shutdown(self):
     """Stops inference and closes the server (what `run` does last)."""

@@ -83,7 +83,7 @@ class LearnerNode(courier_node.CourierNode):
 
   def create_handle(self) -> LearnerHandle:
     return self._track_handle(LearnerHandle(
-        self._address, self._inference_address, learner.keepalive_seconds(self._config)))
+        self._address, self._inference_address, self._config.inference.keepalive_seconds))
 
   def run(self) -> None:
     launcher_watch.watch()
