@@ -16,12 +16,28 @@ import ml_collections
 from ml_collections import config_flags
 
 
+# What the supervisor does with a node (`supervisor.py`) follows its role, which a node
+# type declares as `SUPERVISION_ROLE`: 'acting' (actors, evaluators: always restarted,
+# stopped first), 'learner' (restarted a few times; a clean exit ends the program; stopped
+# after the acting nodes), 'store' (the replay: restarted a few times, stopped last).
+# Any other node type (a program's own) is 'other', handled as a store.
+ROLES = ('acting', 'learner', 'store', 'other')
+
+
 @dataclasses.dataclass(frozen=True)
 class NodeCommand:
   name: str  # '<group>/<index in group>', e.g. 'actor/1'.
   group: str
   argv: Tuple[str, ...]
   env: Dict[str, str]
+  role: str = 'other'  # One of ROLES.
+
+
+def node_role(node) -> str:
+  role = getattr(node, 'SUPERVISION_ROLE', 'other')
+  if role not in ROLES:
+    raise ValueError(f'{type(node).__name__}.SUPERVISION_ROLE={role!r}; one of {ROLES}')
+  return role
 
 
 # Launchpad 0.5.2 defect: passing any known flag to node processes (PythonProcess args)
@@ -75,5 +91,6 @@ def program_commands(program: lp.Program,
   for label, nodes in program.groups.items():
     for command in nodes[0].to_executables(nodes, label, nodes[0].launch_context):
       commands.append(NodeCommand(command.title, label, tuple(command.command_as_list),
-                                  {k: str(v) for k, v in command.env_overrides.items()}))
+                                  {k: str(v) for k, v in command.env_overrides.items()},
+                                  node_role(nodes[0])))
   return commands

@@ -2,13 +2,15 @@
 stops them in order.
 
 While the program runs:
+What happens to a node follows its role, declared by its type (`node_commands.ROLES`).
+
 - An actor or evaluator (an acting node) that exits is restarted, always: after 1 s,
   doubling for each exit in a row that came within `healthy_seconds` of its start, up to
   `max_acting_backoff_seconds` (minutes). Its environments draw new run ids, so the
   learner starts them afresh. One failing actor never stops the program; only when no
   acting node of this launcher has stayed up `healthy_seconds` for `acting_idle_seconds`
   does the program stop (exit code 1), since nothing is generating experience.
-- The learner and the replay node (every group that is not acting) are restarted the
+- The learner and the replay node (every node that is not acting) are restarted the
   same way, at most `max_restarts` times each, with back-offs up to
   `max_backoff_seconds`; the learner resumes from its newest checkpoint, the replay from
   its own. One more crash stops the program (exit code 1), and so do
@@ -40,8 +42,6 @@ from seed_graph.launch.supervision import node_commands
 from seed_graph.launch.supervision import node_process
 from seed_graph import restarts
 
-ACTING_GROUPS = ('actor', 'evaluator')
-LEARNER_GROUP = 'learner'
 
 
 # Exits by these signals come from outside the node: an operator, the OOM killer, a
@@ -96,7 +96,7 @@ class Supervisor:
     self._stop_reason: Optional[str] = None
     self._failure: Optional[str] = None
     self._kill_now = False
-    self._acting = [n for n in self._nodes if n.command.group in ACTING_GROUPS]
+    self._acting = [n for n in self._nodes if n.command.role == 'acting']
     self._acting_healthy_at = time.time()  # Last seen with an acting node up and healthy.
 
   def run(self) -> int:
@@ -178,11 +178,10 @@ class Supervisor:
           f'{os.path.dirname(self._acting[0].log_path)}'))
 
   def _on_exit(self, node: node_process.NodeProcess, state: _NodeState, code: int):
-    group = node.command.group
-    if group == LEARNER_GROUP and code == 0:
+    if node.command.role == 'learner' and code == 0:
       self._request_stop('the learner finished')
       return
-    acting = group in ACTING_GROUPS
+    acting = node.command.role == 'acting'
     from_outside = code < 0 and -code in OUTSIDE_SIGNALS
     if acting and from_outside:
       state.quick_exits = 0  # Not the node's fault: restart it soon.
@@ -195,7 +194,7 @@ class Supervisor:
           f'{what}, {state.quick_exits} times in a row within '
           f'{self._policy.healthy_seconds:g} s of starting; see {node.log_path}'))
       return
-    if group not in ACTING_GROUPS and state.restarts >= self._policy.max_restarts:
+    if not acting and state.restarts >= self._policy.max_restarts:
       self._request_stop('restarts exhausted', failure=(
           f'{what} after {state.restarts} restarts (--max_restarts='
           f'{self._policy.max_restarts}); see {node.log_path}'))
@@ -232,8 +231,8 @@ class Supervisor:
     self._console.line(f'[launcher] {message}')
 
   def _stop_steps(self) -> List[List[node_process.NodeProcess]]:
-    acting = [n for n in self._nodes if n.command.group in ACTING_GROUPS]
-    learner = [n for n in self._nodes if n.command.group == LEARNER_GROUP]
+    acting = [n for n in self._nodes if n.command.role == 'acting']
+    learner = [n for n in self._nodes if n.command.role == 'learner']
     rest = [n for n in self._nodes if n not in acting and n not in learner]
     return [acting, learner, rest]
 

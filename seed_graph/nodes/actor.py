@@ -211,6 +211,7 @@ class ActorEnvironments:
 class ActorNode(python_node.PyClassNode):
   """An actor in a program: `ActorNode(learner_handle, env_config, env_ids, seed,
   env_groups=1)`."""
+  SUPERVISION_ROLE = 'acting'  # Always restarted, stopped first (launch.supervision).
 
   def __init__(self, learner, env_config, env_ids: Sequence[int], seed: int,
                env_groups: int = 1):

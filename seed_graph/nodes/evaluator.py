@@ -14,6 +14,7 @@ from seed_graph.nodes import actor
 
 class EvaluatorNode(python_node.PyClassNode):
   """`EvaluatorNode(learner_handle, env_config, env_ids, seed)`."""
+  SUPERVISION_ROLE = 'acting'  # Always restarted, stopped first (launch.supervision).
 
   def __init__(self, learner, env_config, env_ids: Sequence[int], seed: int):
     super().__init__(actor.Actor, learner, env_config, list(env_ids), seed, is_eval=True)

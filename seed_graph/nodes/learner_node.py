@@ -68,6 +68,9 @@ class LearnerHandle(base.Handle[LearnerClient]):
 
 class LearnerNode(courier_node.CourierNode):
   """See the module docstring."""
+  # Restarted a few times; a clean exit ends the program; stopped after the acting nodes
+  # (launch.supervision).
+  SUPERVISION_ROLE = 'learner'
 
   def __init__(self, config: ml_collections.ConfigDict,
                make_algorithm: Callable[..., base_algorithm.Algorithm], *algorithm_args):

@@ -60,6 +60,7 @@ def start_server(make_tables: Callable[[], List[reverb.Table]], port: int,
 
 class ReplayNode(lp.ReverbNode):
   """See the module docstring."""
+  SUPERVISION_ROLE = 'store'  # Restarted a few times, stopped last (launch.supervision).
 
   def __init__(self, make_tables: Callable[[], List[reverb.Table]],
                checkpoint_dir: Optional[str]):

@@ -39,11 +39,17 @@ FAST = supervisor.RestartPolicy(max_restarts=2, max_quick_exits=4, healthy_secon
                                 max_acting_backoff_seconds=0.4)
 
 
-def _command(tmp_path, name, seconds=-1.0, exit_code=0):
+# The roles the program's node types declare (see node_commands.ROLES).
+_ROLES = {'actor': 'acting', 'evaluator': 'acting', 'learner': 'learner',
+          'replay': 'store'}
+
+
+def _command(tmp_path, name, seconds=-1.0, exit_code=0, role=None):
+  group = name.split('/')[0]
   return node_commands.NodeCommand(
-      name, name.split('/')[0],
+      name, group,
       (sys.executable, '-c', _NODE, name, str(tmp_path / 'stops'), str(seconds),
-       str(exit_code)), {})
+       str(exit_code)), {}, role or _ROLES.get(group, 'other'))
 
 
 def _run(tmp_path, commands, policy=FAST, stop_after=None, grace=20, host=None):
@@ -64,10 +70,13 @@ def _stop_order(tmp_path):
 def test_sigterm_stops_acting_nodes_then_the_learner_then_the_rest(tmp_path):
   commands = [_command(tmp_path, n) for n in
               ('replay/0', 'learner/0', 'actor/0', 'actor/1', 'evaluator/0')]
+  # A program's own groups, their roles declared by their node types.
+  commands += [_command(tmp_path, 'players/0', role='acting'),
+               _command(tmp_path, 'league/0', role='learner')]
   assert _run(tmp_path, commands, stop_after=2.0) == 0
   order = _stop_order(tmp_path)
-  assert sorted(order[:3]) == ['actor/0', 'actor/1', 'evaluator/0']
-  assert order[3:] == ['learner/0', 'replay/0']
+  assert sorted(order[:4]) == ['actor/0', 'actor/1', 'evaluator/0', 'players/0']
+  assert sorted(order[4:6]) == ['league/0', 'learner/0'] and order[6:] == ['replay/0']
   assert not os.path.exists(tmp_path / restarts.FILE_NAME)  # Nothing was restarted.
 
 
@@ -197,8 +206,18 @@ def test_nodes_that_ignore_sigterm_are_killed_after_the_grace_period(tmp_path):
                            'import os, signal, sys, time\n'
                            'signal.signal(signal.SIGTERM, signal.SIG_IGN)\n'
                            'open(sys.argv[1], "w").write(str(os.getpid()))\n'
-                           'time.sleep(600)', str(pid_file)), {})
+                           'time.sleep(600)', str(pid_file)), {}, 'acting')
   start = time.time()
   assert _run(tmp_path, [stubborn], stop_after=1.0, grace=2) == 0
   assert time.time() - start < 10
   assert not psutil.pid_exists(int(pid_file.read_text()))
+
+
+def test_the_programs_node_types_declare_their_roles(tmp_path):
+  from seed_graph.configs import cartpole_r2d2  # pylint: disable=g-import-not-at-top
+  from seed_graph.programs import registry  # pylint: disable=g-import-not-at-top
+  config = cartpole_r2d2.get_config()
+  config.logdir = str(tmp_path)
+  commands = node_commands.program_commands(registry.make_program(config))
+  assert {c.group: c.role for c in commands} == {
+      'replay': 'store', 'learner': 'learner', 'actor': 'acting', 'evaluator': 'acting'}
