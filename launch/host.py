@@ -33,6 +33,7 @@ from seed_graph.launch.supervision import supervisor
 from seed_graph.launch import placement
 from seed_graph.launch.runs import config_args
 from seed_graph.launch.runs import logdir_lock
+from seed_graph.launch.runs import program_args
 from seed_graph.config_schema import ConfigError
 from seed_graph.inference import transport
 from seed_graph.programs import registry
@@ -121,7 +122,7 @@ def main(argv):
   os.environ['TF_ENABLE_ONEDNN_OPTS'] = '1' if config.onednn else '0'
   flags.FLAGS.lp_termination_notice_secs = _STOP_GRACE.value
   sys.exit(node_runner.run_nodes(
-      commands, config, program.groups['learner'][0].control_address(),
+      commands, config, program_args.first_learner(program).control_address(),
       _STOP_GRACE.value,
       supervisor.RestartPolicy(max_restarts=_MAX_RESTARTS.value,
                                acting_idle_seconds=_ACTING_IDLE.value),

@@ -90,7 +90,8 @@ def run_supervised(program: lp.Program, config) -> int:
   commands = node_commands.program_commands(
       program, node_commands.stop_grace_resources(program, _STOP_GRACE.value))
   return node_runner.run_nodes(
-      commands, config, program.groups['learner'][0].control_address(), _STOP_GRACE.value,
+      commands, config, program_args.first_learner(program).control_address(),
+      _STOP_GRACE.value,
       supervisor.RestartPolicy(max_restarts=_MAX_RESTARTS.value,
                                acting_idle_seconds=_ACTING_IDLE.value),
       console_lib.Console(show_all=_CONSOLE.value == 'all'))

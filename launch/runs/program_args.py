@@ -58,8 +58,13 @@ def build(config, spec: Optional[str]) -> lp.Program:
   if not isinstance(program, lp.Program):
     raise ConfigError(f'--program={spec}: returned {type(program).__name__}, not a '
                       'launchpad Program')
-  learners = program.groups.get('learner', [])
-  if not learners or not isinstance(learners[0], learner_node.LearnerNode):
-    raise ConfigError(f'--program={spec}: the program needs a group \'learner\' whose '
-                      'first node is a seed_graph LearnerNode (the launcher follows it)')
+  if first_learner(program) is None:
+    raise ConfigError(f'--program={spec}: the program has no seed_graph LearnerNode (the '
+                      'launcher\'s status line follows the first one)')
   return program
+
+
+def first_learner(program: lp.Program) -> Optional[learner_node.LearnerNode]:
+  """The program's first `LearnerNode`, in any group: the one the status line shows."""
+  return next((node for node in program.get_all_nodes()
+               if isinstance(node, learner_node.LearnerNode)), None)

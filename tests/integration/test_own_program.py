@@ -14,7 +14,7 @@ import seed_graph as sg
 
 def make_program(config):
   program = lp.Program('my_vtrace')
-  with program.group('learner'):
+  with program.group('trainer'):  # Any group name: the node type says what it is.
     learner = program.add_node(sg.LearnerNode(config, sg.VTraceLearner))
   sg.add_actors_and_evaluators(program, learner, config)
   return program
@@ -26,6 +26,10 @@ def not_a_program(config):
 
 def needs_two(config, other):
   return None
+
+
+def no_learner(config):
+  return lp.Program('empty')
 '''
 
 
@@ -52,6 +56,7 @@ def test_a_program_of_ones_own_trains_and_stops_cleanly(tmp_path):
       ('my_experiment:needs_two', 'needs_two(config, other) cannot be called with the '
                                   'config alone'),
       ('my_experiment:absent', "'my_experiment' has no function 'absent'"),
+      ('my_experiment:no_learner', 'the program has no seed_graph LearnerNode'),
       ('elsewhere:make_program', "cannot import 'elsewhere'"),
       ('make_program', "expected 'package.module:function'")):
     refused = _launch(tmp_path, tmp_path / 'refused', program, timeout=120)
