@@ -89,8 +89,7 @@ def _page(finished: List[dict], unfinished: List[dict]) -> str:
            '`configs/atari_cleanrl_vtrace.py`. Final return: the mean of the last 100 '
            'whole games (all lives) at the run\'s last record; "to anchor": the first '
            'record whose mean reaches CleanRL\'s mean. Wall-clock counts the learner\'s '
-           'running time (a resumed run\'s segments added up). The return window '
-           'starts empty when a run resumes, so a curve can step there.', '',
+           'running time (a resumed run\'s segments added up).', '',
            '| game | seeds | final return | CleanRL PPO | baselines PPO | frames to anchor '
            '| wall-clock to anchor | training frames/s |', '| --- ' * 8 + '|']
   for game in sorted({run['game'] for run in finished}):

@@ -86,9 +86,25 @@ class EpisodeStatistics:
           self._episodes[kind] += 1
     return finished_ids, finished_returns
 
+  def state(self) -> dict:
+    """The windows' returns and the episode counts, JSON-able, for `restore`."""
+    with self._lock:
+      return {kind: {'returns': list(window), 'episodes': self._episodes[kind]}
+              for kind, window in self._windows.items()}
+
+  def restore(self, state: dict) -> None:
+    """Takes back what `state` gave (a resumed run's windows go on from there); each
+    window keeps its newest returns if it is smaller now."""
+    with self._lock:
+      for kind, window in self._windows.items():
+        saved = state.get(kind, {})
+        window.clear()
+        window.extend(float(value) for value in saved.get('returns', []))
+        self._episodes[kind] = int(saved.get('episodes', 0))
+
   def snapshot(self) -> dict:
     """`episode_return` and `eval_episode_return` (window means, None before the first
-    episode), `train_episodes` and `eval_episodes` (counts since the learner started)."""
+    episode), `train_episodes` and `eval_episodes` (counts since the run started)."""
     with self._lock:
       mean = lambda values: float(np.mean(values)) if values else None
       return {'episode_return': mean(self._windows['train']),

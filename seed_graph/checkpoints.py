@@ -11,6 +11,8 @@ the newest in the directory's `checkpoint` file, so a process that dies mid-writ
 the previous checkpoint the newest.
 """
 
+import json
+import os
 from typing import List, Optional, Tuple
 
 from absl import logging
@@ -39,3 +41,25 @@ def newest_intact(paths: List[str]) -> Tuple[Optional[str], List[str]]:
     skipped.append(f'checkpoint {path} is damaged ({problem}); trying the one before it')
     logging.warning(skipped[-1])
   return None, skipped
+
+
+# The recent episode returns (the windows of `episode_return`), kept beside the model
+# checkpoints so a resumed run's curve goes on instead of starting its windows empty.
+EPISODES_FILE = 'episode_returns.json'
+
+
+def write_episode_returns(directory: str, state: dict) -> None:
+  path = os.path.join(directory, EPISODES_FILE)
+  with tf.io.gfile.GFile(path + '.tmp', 'w') as f:  # A local path or a bucket.
+    json.dump(state, f)
+  tf.io.gfile.rename(path + '.tmp', path, overwrite=True)  # Whole or not at all.
+
+
+def read_episode_returns(directory: str) -> dict:
+  """What `write_episode_returns` wrote last, or {} (none yet, or unreadable)."""
+  try:
+    with tf.io.gfile.GFile(os.path.join(directory, EPISODES_FILE)) as f:
+      state = json.load(f)
+  except (OSError, ValueError, tf.errors.OpError):
+    return {}
+  return state if isinstance(state, dict) else {}

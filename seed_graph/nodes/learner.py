@@ -74,6 +74,8 @@ class Learner:
     self._episodes = agent_states.EpisodeStatistics(
         num_envs, num_training_envs, config.logging.return_window,
         config.logging.eval_return_window)
+    if self.resumed_from:
+      self._episodes.restore(checkpoints_lib.read_episode_returns(self._checkpoints.directory))
     # One traced policy per inference device, each reading that device's variables.
     self.policies = []
     for device in range(self.devices.num_inference):
@@ -220,7 +222,10 @@ class Learner:
       self.algorithm.before_checkpoint()
       with self._stats_lock:
         self._frames_variable.assign(self._frames)
-      return self._checkpoints.save()
+      path = self._checkpoints.save()
+      checkpoints_lib.write_episode_returns(self._checkpoints.directory,
+                                            self._episodes.state())
+      return path
 
   def stop(self) -> None:
     """Stops training and inference; the node saves and then stops the program."""

@@ -57,3 +57,19 @@ def test_every_checkpoint_damaged_starts_afresh(tmp_path):
   fresh = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
   assert fresh.resumed_from is None and len(fresh.damaged_checkpoints) == 1
   assert fresh.get_stats()['frames'] == 0
+
+
+def test_a_resumed_learner_goes_on_with_its_recent_episode_returns(tmp_path):
+  config = helpers.small_cartpole_config(tmp_path, **{'learner.queue_capacity': 1000})
+  learner = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  env_ids = np.arange(4, dtype=np.int32)
+  for step in range(4):  # Every environment ends an episode of return 3 at step 3.
+    ended = np.full(4, step == 3)
+    learner.infer_batch([messages.InferenceRequest(
+        env_ids, np.full(4, 3, np.int64), np.full(4, 0.0 if step == 0 else 1.0, np.float32),
+        ended, np.zeros(4, bool), np.zeros((4, 4), np.float32), False, ended)])
+  stats = learner.get_stats()
+  assert stats['episode_return'] == 3.0 and stats['train_episodes'] == 4
+  learner.save()
+  resumed = learner_lib.Learner(config, vtrace_learner.VTraceLearner).get_stats()
+  assert resumed['episode_return'] == 3.0 and resumed['train_episodes'] == 4
