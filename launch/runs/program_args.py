@@ -9,7 +9,6 @@ config's `algorithm` names a built-in program. Anything that is not such a funct
 a function that returns no program, fails before launch in one line.
 """
 
-import importlib
 import inspect
 import os
 import sys
@@ -17,30 +16,23 @@ from typing import Callable, Optional
 
 import launchpad as lp
 
+from seed_graph import import_strings
 from seed_graph.config_schema import ConfigError
 from seed_graph.nodes import learner_node
 from seed_graph.programs import registry
 
 
 def _function(spec: str) -> Callable:
-  if spec.count(':') != 1 or not all(spec.split(':')):
-    raise ConfigError(f"--program={spec}: expected 'package.module:function'")
-  module_name, function_name = spec.split(':')
   if os.getcwd() not in sys.path:
     sys.path.insert(0, os.getcwd())  # As `python -m` does for its own directory.
   try:
-    module = importlib.import_module(module_name)
-  except ImportError as error:
-    raise ConfigError(f'--program={spec}: cannot import {module_name!r} ({error}); it '
-                      'must be importable from the directory you launch in') from None
-  function = getattr(module, function_name, None)
-  if not callable(function):
-    raise ConfigError(f'--program={spec}: {module_name!r} has no function '
-                      f'{function_name!r}')
+    function = import_strings.resolve(spec, f'--program={spec}')
+  except ValueError as error:
+    raise ConfigError(str(error)) from None
   try:
     inspect.signature(function).bind(None)
   except TypeError:
-    raise ConfigError(f'--program={spec}: {function_name}{inspect.signature(function)} '
+    raise ConfigError(f'--program={spec}: {function.__name__}{inspect.signature(function)} '
                       'cannot be called with the config alone') from None
   except ValueError:
     pass  # No signature to read (a builtin): it is called as it is.

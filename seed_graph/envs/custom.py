@@ -8,12 +8,12 @@ its working directory on the nodes' `PYTHONPATH`) and called as
 launch, with a message naming what is unsupported. See `examples/random_walk.py`.
 """
 
-import importlib
 import inspect
 
 import dm_env
 import gymnasium
 
+from seed_graph import import_strings
 from seed_graph.config_schema import Key
 from seed_graph.envs import contract
 from seed_graph.envs import gym_adapter
@@ -26,19 +26,7 @@ KEYS = {
 
 
 def _factory(env_config):
-  spec = env_config.factory
-  if not isinstance(spec, str) or spec.count(':') != 1 or not all(spec.split(':')):
-    raise ValueError(f"env.factory: expected 'package.module:function', got {spec!r}")
-  module_name, function_name = spec.split(':')
-  try:
-    module = importlib.import_module(module_name)
-  except ImportError as error:
-    raise ValueError(f'env.factory: cannot import {module_name!r} ({error}); it must be '
-                     'importable from the directory you launch in') from None
-  function = getattr(module, function_name, None)
-  if not callable(function):
-    raise ValueError(f'env.factory: {module_name!r} has no function {function_name!r}')
-  return function
+  return import_strings.resolve(env_config.factory, 'env.factory')
 
 
 def _kwargs(env_config) -> dict:
