@@ -104,6 +104,9 @@ def _page(finished: List[dict], unfinished: List[dict]) -> str:
                  f'| {"-" if not anchor else f"{anchor[0]:,.2f} ± {anchor[1]:,.2f}"} '
                  f'| {"-" if not anchor else f"{anchor[2]:,.2f} ± {anchor[3]:,.2f}"} '
                  f'| {to_anchor} | {clock} | {fps:,.0f} |')
+  if not finished:
+    lines[-2:] = ['No run has reached its frame budget yet: every run so far is below, '
+                  'under "Every run".']
   lines += ['', '![Atari curves](atari.png)', '', '## Every run', '',
             '| game | seed | frames | final return | wall-clock | frames/s | commit | '
             'config and overrides |', '| --- ' * 8 + '|']
