@@ -167,7 +167,6 @@ def main(argv):
           f'total_environment_frames={config.total_environment_frames}. Raise '
           'total_environment_frames to train on.', flush=True)
     return
-  os.makedirs(config.logdir, exist_ok=True)
   config_args.write_config(config)
   picture = program_graph.write(program, os.path.join(config.logdir, 'program'))[-1]
   print(f'launching {program.name}: {sum(len(n) for n in program.groups.values())} nodes, '
