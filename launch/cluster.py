@@ -59,6 +59,9 @@ _BACKEND = flags.DEFINE_enum('backend', 'gcloud', ['gcloud', 'netns'], 'Where th
                              'Google Cloud VMs, or network namespaces of this machine (root).')
 _HOSTS = flags.DEFINE_integer('hosts', 3, 'netns: hosts (one learner host, the rest actor '
                               'hosts).', lower_bound=2)
+_PROGRAM = flags.DEFINE_string('program', '', 'up: module:function building the program, '
+                               'found from the directory launched in (default: the '
+                               'config\'s built-in program); every host rebuilds it.')
 _OVERRIDES = []  # The `--config.KEY=VALUE` arguments, taken out before absl sees them.
 
 COMMANDS = ('up', 'status', 'logs', 'stop', 'down')
@@ -86,7 +89,8 @@ def _steps(command: str, cluster: cluster_steps.Cluster) -> List[cluster_steps.S
       raise app.UsageError('up needs --config and --logdir')
     if _RESTART_HOST.value:
       return cluster_steps.start_agent_steps(cluster, [_RESTART_HOST.value])
-    return cluster_steps.up_steps(cluster, _CONFIG.value, _OVERRIDES, _LOGDIR.value)
+    return cluster_steps.up_steps(cluster, _CONFIG.value, _OVERRIDES, _LOGDIR.value,
+                                  _PROGRAM.value)
   return getattr(cluster_steps, f'{command}_steps')(cluster)
 
 
@@ -101,7 +105,7 @@ def _netns_up(argv) -> int:
   # Here, not at the top: it builds the program (TensorFlow), which gcloud commands need not.
   from seed_graph.launch.network import netns_cluster  # pylint: disable=g-import-not-at-top
   return netns_cluster.up(_CONFIG.value, _OVERRIDES, _LOGDIR.value, _HOSTS.value,
-                          _BASE_PORT.value)
+                          _BASE_PORT.value, program_spec=_PROGRAM.value)
 
 
 def main(argv):
@@ -113,7 +117,8 @@ def main(argv):
   steps = _steps(argv[1], cluster)
   if _DRY_RUN.value:
     if argv[1] == 'up' and not _RESTART_HOST.value:
-      print(cluster_steps.describe_plan(cluster, _CONFIG.value, _OVERRIDES, _LOGDIR.value))
+      print(cluster_steps.describe_plan(cluster, _CONFIG.value, _OVERRIDES, _LOGDIR.value,
+                                        _PROGRAM.value))
     for number, step in enumerate(steps, 1):
       print(f'# {number}. {step.what}\n{shlex.join(step.argv)}')
     return 0

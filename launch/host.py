@@ -36,7 +36,6 @@ from seed_graph.launch.runs import logdir_lock
 from seed_graph.launch.runs import program_args
 from seed_graph.config_schema import ConfigError
 from seed_graph.inference import transport
-from seed_graph.programs import registry
 
 _PLAN = flags.DEFINE_string('plan', None, 'The plan file (launch.placement).')
 _HOST = flags.DEFINE_string('host', None, 'This host\'s name in the plan.')
@@ -60,9 +59,9 @@ def _fail(message: str):
 
 def checked_program(plan: placement.Plan):
   """The program, rebuilt here; a one-line error if it is not the plan's."""
-  config = placement.load_config(plan.config_path, plan.overrides, plan.logdir)
-  program = registry.make_program(config)
-  fingerprint = placement.fingerprint(program, config, plan.ports)
+  config, program = placement.load_program(plan.config_path, plan.overrides, plan.logdir,
+                                           plan.program)
+  fingerprint = placement.fingerprint(program, config, plan.ports, plan.program)
   if fingerprint != plan.fingerprint:
     raise placement.PlanError(
         f'this host builds another program than the plan ({fingerprint} != '
@@ -77,17 +76,19 @@ STARTUP_SECONDS = 180.0
 
 
 def orphan_condition(config, timeout: float):
-  """Stops a host without the learner when the run is done or its learner is gone."""
+  """Stops a host without a learner when the run is done (a learner reached its
+  frames: it stops the program) or every learner is gone."""
   started = time.monotonic()
 
-  def condition(run_status):
-    stats = run_status.stats
-    if stats and stats.get('frames', 0) >= config.total_environment_frames:
+  def condition(run_statuses):
+    if any(s.stats and s.stats.get('frames', 0) >= config.total_environment_frames
+           for s in run_statuses):
       return 'the learner reached total_environment_frames'
-    if run_status.last_update is None:
+    updates = [s.last_update for s in run_statuses if s.last_update is not None]
+    if not updates:
       if time.monotonic() - started > max(timeout, STARTUP_SECONDS):
         return f'the learner never answered in {max(timeout, STARTUP_SECONDS):g} s'
-    elif time.monotonic() - run_status.last_update > timeout:
+    elif time.monotonic() - max(updates) > timeout:
       return f'the learner has not answered for {timeout:g} s (--orphan_timeout_seconds)'
     return None
   return condition
@@ -122,7 +123,7 @@ def main(argv):
   os.environ['TF_ENABLE_ONEDNN_OPTS'] = '1' if config.onednn else '0'
   flags.FLAGS.lp_termination_notice_secs = _STOP_GRACE.value
   sys.exit(node_runner.run_nodes(
-      commands, config, program_args.first_learner(program).control_address(),
+      commands, config, [l.control_address() for l in program_args.learners(program)],
       _STOP_GRACE.value,
       supervisor.RestartPolicy(max_restarts=_MAX_RESTARTS.value,
                                acting_idle_seconds=_ACTING_IDLE.value),

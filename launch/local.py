@@ -90,7 +90,7 @@ def run_supervised(program: lp.Program, config) -> int:
   commands = node_commands.program_commands(
       program, node_commands.stop_grace_resources(program, _STOP_GRACE.value))
   return node_runner.run_nodes(
-      commands, config, program_args.first_learner(program).control_address(),
+      commands, config, [l.control_address() for l in program_args.learners(program)],
       _STOP_GRACE.value,
       supervisor.RestartPolicy(max_restarts=_MAX_RESTARTS.value,
                                acting_idle_seconds=_ACTING_IDLE.value),
@@ -130,20 +130,22 @@ def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {argv[1:]}')
   try:
-    config = config_args.load(_CONFIG.value, _OVERRIDES)
+    program_keys = program_args.config_keys(_PROGRAM.value)
+    config = config_args.load(_CONFIG.value, _OVERRIDES, program_keys)
     config.logdir = os.path.abspath(_LOGDIR.value)
     # Checks the config before anything starts.
     program = program_args.build(config, _PROGRAM.value)
   except config_schema.ConfigError as error:
     _fail(str(error))
-  shape_changes, other_changes = config_args.changes_since_last_launch(config)
+  shape_changes, other_changes = config_args.changes_since_last_launch(config,
+                                                                       program_keys)
   if shape_changes:
     _fail(f'{shape_changes[0]}: this logdir\'s checkpoint was made with the old value; '
           'use a new --logdir (changed: ' + '; '.join(shape_changes) + ')')
   if _PRINT_CONFIG.value:
     for change in other_changes:
       print(f'resuming with a changed config: {change}', flush=True)
-    print(config_schema.describe(config, registry.schema(config)))
+    print(config_schema.describe(config, registry.schema(config, program_keys)))
     return
   try:
     config_args.make_logdir(config.logdir)

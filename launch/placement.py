@@ -4,14 +4,16 @@ r"""Where a program's nodes run across hosts, as data: a plan file a user can re
       --learner_host=learner=10.0.0.2 --actor_hosts=cpu0=10.0.0.3,cpu1=10.0.0.4 \
       --output=plan.json [--base_port=20000] [--config.actors.num=4 ...]
 
-The learner, the replay node and the evaluators go to the learner host (they share the
-learner's accelerator and disk); actors are dealt round-robin to the actor hosts. Every
+Actors (`ActorNode`s, in any group) are dealt round-robin to the actor hosts; every other
+node (learners, the replay, evaluators, a program's own nodes) goes to the learner host,
+where they share the learner's accelerator and disk. Every
 address a node listens on gets a port in program order from `base_port`, so the plan
 alone says where every server is: each host binds the whole program's addresses from it
 (`bind`) and runs only its own nodes (`launch.host`).
 
-The plan names the config file and its overrides, not a pickled program: each host
-rebuilds the program from its own checkout and refuses to run if its `fingerprint`
+The plan names the config file, its overrides and the program function (`--program`,
+empty for the built-in program of the config's algorithm), not a pickled program: each
+host rebuilds the program from its own checkout and refuses to run if its `fingerprint`
 (node labels and counts, ports, the resolved config) differs from the plan's, so hosts
 with different code or configs never half-work together.
 """
@@ -30,6 +32,8 @@ import ml_collections
 
 from seed_graph import config_schema
 from seed_graph.launch.runs import config_args
+from seed_graph.launch.runs import program_args
+from seed_graph.nodes.actor import ActorNode
 
 
 class PlanError(ValueError):
@@ -55,6 +59,7 @@ class Plan:
   nodes: Dict[str, str]  # Node name ('actor/1') -> host name.
   ports: Dict[str, List[int]]  # Node name -> the ports of its addresses, in order.
   fingerprint: str
+  program: str = ''  # --program=module:function; '' for the config's built-in program.
 
   def save(self, path: str):
     with open(path, 'w') as f:
@@ -82,16 +87,18 @@ class Plan:
             for host, address in self.hosts.items()]
 
 
-def load_config(config_path: str, overrides: Sequence[str],
-                logdir: str) -> ml_collections.ConfigDict:
-  """The config file's `get_config()` with `key=value` overrides applied, exactly as
-  `launch.local` applies them (`config_args.load`)."""
+def load_program(config_path: str, overrides: Sequence[str], logdir: str,
+                 program: str = '') -> Tuple[ml_collections.ConfigDict, lp.Program]:
+  """(the config, the program), built exactly as `launch.local` builds them: the config
+  file with `key=value` overrides and the program's own keys, then the program function
+  `program` (or the config's built-in program). PlanError, one line, if bad."""
   try:
-    config = config_args.load(config_path, overrides)
+    keys = program_args.config_keys(program)
+    config = config_args.load(config_path, overrides, keys)
+    config.logdir = logdir
+    return config, program_args.build(config, program)
   except config_schema.ConfigError as error:
     raise PlanError(str(error)) from None
-  config.logdir = logdir
-  return config
 
 
 def node_names(program: lp.Program) -> List[Tuple[str, object]]:
@@ -101,15 +108,17 @@ def node_names(program: lp.Program) -> List[Tuple[str, object]]:
 
 
 def fingerprint(program: lp.Program, config: ml_collections.ConfigDict,
-                ports: Dict[str, List[int]]) -> str:
+                ports: Dict[str, List[int]], program_spec: str = '') -> str:
   described = {'nodes': [name for name, _ in node_names(program)], 'ports': ports,
                'config': json.loads(config.to_json())}
+  if program_spec:
+    described['program'] = program_spec
   return hashlib.sha256(json.dumps(described, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def make_plan(program: lp.Program, config, config_path: str, overrides: Sequence[str],
               learner_host: Tuple[str, str], actor_hosts: Sequence[Tuple[str, str]],
-              base_port: int) -> Plan:
+              base_port: int, program_spec: str = '') -> Plan:
   if not actor_hosts:
     raise PlanError('at least one actor host is needed')
   hosts = dict([learner_host] + list(actor_hosts))
@@ -117,14 +126,16 @@ def make_plan(program: lp.Program, config, config_path: str, overrides: Sequence
     raise PlanError('host names must differ')
   nodes, ports, next_port = {}, {}, base_port
   actor_names = [name for name, _ in actor_hosts]
+  actors = 0
   for name, node in node_names(program):
-    group, index = name.split('/')
-    nodes[name] = (actor_names[int(index) % len(actor_names)] if group == 'actor'
-                   else learner_host[0])
+    nodes[name] = learner_host[0]
+    if isinstance(node, ActorNode):
+      nodes[name] = actor_names[actors % len(actor_names)]
+      actors += 1
     ports[name] = list(range(next_port, next_port + len(node.addresses)))
     next_port += len(node.addresses)
   return Plan(config_path, list(overrides), config.logdir, hosts, nodes, ports,
-              fingerprint(program, config, ports))
+              fingerprint(program, config, ports, program_spec), program_spec)
 
 
 def bind(program: lp.Program, plan: Plan):
@@ -151,12 +162,12 @@ def _parse_flags(argv):
 
 def main(argv):
   del argv
-  from seed_graph.programs import registry  # pylint: disable=g-import-not-at-top
   try:
-    config = load_config(_CONFIG.value, _OVERRIDES, _LOGDIR.value)
-    program = registry.make_program(config)
+    config, program = load_program(_CONFIG.value, _OVERRIDES, _LOGDIR.value,
+                                   _PROGRAM.value)
     plan = make_plan(program, config, _CONFIG.value, _OVERRIDES, _host(_LEARNER_HOST.value),
-                     [_host(h) for h in _ACTOR_HOSTS.value], _BASE_PORT.value)
+                     [_host(h) for h in _ACTOR_HOSTS.value], _BASE_PORT.value,
+                     _PROGRAM.value)
   except ValueError as error:  # PlanError, ConfigError.
     print(f'error: {error}', file=sys.stderr, flush=True)
     return 2
@@ -176,5 +187,7 @@ if __name__ == '__main__':
   _BASE_PORT = flags.DEFINE_integer('base_port', 20000, 'The first port of the plan.',
                                     lower_bound=1024, upper_bound=60000)
   _OUTPUT = flags.DEFINE_string('output', 'plan.json', 'Where to write the plan.')
+  _PROGRAM = flags.DEFINE_string('program', '', 'module:function building the program '
+                                 '(default: the config\'s built-in program).')
   flags.mark_flags_as_required(['config', 'logdir', 'learner_host', 'actor_hosts'])
   sys.exit(app.run(main, flags_parser=_parse_flags))

@@ -13,7 +13,7 @@ the previous checkpoint the newest.
 
 import json
 import os
-from typing import List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from absl import logging
 import tensorflow as tf
@@ -63,3 +63,47 @@ def read_episode_returns(directory: str) -> dict:
   except (OSError, ValueError, tf.errors.OpError):
     return {}
   return state if isinstance(state, dict) else {}
+
+
+class LearnerCheckpoints:
+  """A learner's checkpoints in `<logdir>/checkpoints` (the newest 3): its step and frame
+  counters, the algorithm's checkpoint items and its hyperparameters, with the recent
+  episode returns beside them. Resumes from the newest intact one at construction:
+  `resumed_from` names it (None: a fresh start), `damaged` says what was skipped."""
+
+  def __init__(self, logdir: str, items: Dict[str, Any], hyperparameters=None):
+    if hyperparameters is not None:
+      items = dict(items, hyperparameters=hyperparameters)
+    self.learner_steps = tf.Variable(0, dtype=tf.int64, trainable=False)
+    self._frames = tf.Variable(0, dtype=tf.int64, trainable=False)
+    self._checkpoint = tf.train.Checkpoint(learner_steps=self.learner_steps,
+                                           frames=self._frames, **items)
+    self._manager = tf.train.CheckpointManager(
+        self._checkpoint, os.path.join(logdir, 'checkpoints'), max_to_keep=3)
+    self.directory = self._manager.directory
+    self.resumed_from, self.damaged = newest_intact(self._manager.checkpoints)
+    if self.resumed_from:
+      # Partial until the optimizer's slots exist (they are restored when created, at
+      # the first training step); a learner that never trains (launch.eval) leaves them
+      # unused, which TensorFlow would otherwise warn about, value by value.
+      self.restore(self.resumed_from).expect_partial()
+      logging.info('Resumed from %s', self.resumed_from)
+
+  def restore(self, path: str):
+    """Loads checkpoint `path`; TensorFlow's restore status."""
+    return self._checkpoint.restore(path)
+
+  @property
+  def frames(self) -> int:
+    """The frame count the last restored or saved checkpoint holds."""
+    return int(self._frames.numpy())
+
+  def episode_returns(self) -> dict:
+    return read_episode_returns(self.directory)
+
+  def save(self, frames: int, episode_returns: dict) -> str:
+    """Writes a checkpoint (and the episode returns beside it); its path."""
+    self._frames.assign(frames)
+    path = self._manager.save()
+    write_episode_returns(self.directory, episode_returns)
+    return path

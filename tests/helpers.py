@@ -78,20 +78,23 @@ def train_to_the_end(logdir, *flags, config, timeout=600) -> dict:
 
 
 def train_until_return(logdir, target: float, frame_budget: int, *flags,
-                       config='configs/cartpole_vtrace.py', timeout=900):
-  """Launches `config` (plus `flags`) until the mean training return reaches `target`
-  within `frame_budget` frames, then stops it with Ctrl-C (the learner saves); returns
-  (the first metrics record at the target or None, the best (return, frames) seen).
-  Requires the launcher to exit cleanly."""
+                       config='configs/cartpole_vtrace.py', timeout=900,
+                       learner_logdirs=None):
+  """Launches `config` (plus `flags`) until the mean training return of a learner
+  reaches `target` within `frame_budget` of its frames, then stops it with Ctrl-C (the
+  learners save); returns (the first metrics record at the target or None, the best
+  (return, frames) seen). `learner_logdirs`: where the learners write their metrics
+  (default: `logdir`). Requires the launcher to exit cleanly."""
   launcher = subprocess.Popen(launch_command(logdir, *flags, config=config), cwd=REPO,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               start_new_session=True)
+  learner_logdirs = learner_logdirs or [logdir]
   reached = None
   try:
     deadline = time.time() + timeout
     while time.time() < deadline and launcher.poll() is None and reached is None:
       time.sleep(2.0)
-      reached = next((m for m in read_metrics(logdir)
+      reached = next((m for d in learner_logdirs for m in read_metrics(d)
                       if m['frames'] <= frame_budget + 1_000
                       and (m.get('episode_return') or 0.0) >= target), None)
   finally:
@@ -103,7 +106,7 @@ def train_until_return(logdir, target: float, frame_budget: int, *flags,
         os.killpg(launcher.pid, signal.SIGKILL)
         launcher.wait()
   assert launcher.returncode == 0, node_logs(logdir, ['learner/0'])
-  metrics = read_metrics(logdir)
+  metrics = [m for d in learner_logdirs for m in read_metrics(d)]
   return reached, max(((m.get('episode_return') or 0.0), m['frames']) for m in metrics)
 
 

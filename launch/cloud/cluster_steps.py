@@ -72,19 +72,18 @@ def _plan_placeholders(cluster: Cluster) -> Dict[str, str]:
 
 
 def _plan(cluster: Cluster, config_path: str, overrides: Sequence[str], logdir: str,
-          addresses: Dict[str, str]):
+          addresses: Dict[str, str], program: str = ''):
   from seed_graph.launch import placement  # pylint: disable=g-import-not-at-top
-  from seed_graph.programs import registry  # pylint: disable=g-import-not-at-top
-  config = placement.load_config(config_path, overrides, logdir)
-  program = registry.make_program(config)
+  config, built = placement.load_program(config_path, overrides, logdir, program)
   return placement.make_plan(
-      program, config, config_path, overrides, ('learner', addresses['learner']),
-      [(host, addresses[host]) for host in cluster.hosts[1:]], cluster.base_port)
+      built, config, config_path, overrides, ('learner', addresses['learner']),
+      [(host, addresses[host]) for host in cluster.hosts[1:]], cluster.base_port, program)
 
 
 def describe_plan(cluster: Cluster, config_path: str, overrides: Sequence[str],
-                  logdir: str) -> str:
-  plan = _plan(cluster, config_path, overrides, logdir, _plan_placeholders(cluster))
+                  logdir: str, program: str = '') -> str:
+  plan = _plan(cluster, config_path, overrides, logdir, _plan_placeholders(cluster),
+               program)
   lines = [f'# placement plan (fingerprint {plan.fingerprint})']
   for host in plan.hosts:
     lines.append(f'#   {cluster.vm(host)}: {plan.host_nodes(host)}')
@@ -136,8 +135,9 @@ def start_agent_steps(cluster: Cluster, hosts: Sequence[str]) -> List[Step]:
 
 
 def up_steps(cluster: Cluster, config_path: str, overrides: Sequence[str],
-             logdir: str) -> List[Step]:
-  plan = _plan(cluster, config_path, overrides, logdir, _plan_placeholders(cluster))
+             logdir: str, program: str = '') -> List[Step]:
+  plan = _plan(cluster, config_path, overrides, logdir, _plan_placeholders(cluster),
+               program)
   ports = sorted(port for node_ports in plan.ports.values() for port in node_ports)
   local = cluster.local_dir
   bundle, files = f'{local}/{REMOTE_DIR}.tar.gz', [f'{local}/plan.json', f'{local}/run_secret']
@@ -156,6 +156,7 @@ def up_steps(cluster: Cluster, config_path: str, overrides: Sequence[str],
             f'--logdir={logdir}', '--learner_host=learner={learner}',
             '--actor_hosts=' + ','.join(f'{h}={{{h}}}' for h in cluster.hosts[1:]),
             f'--base_port={cluster.base_port}', f'--output={files[0]}',
+            *([f'--program={program}'] if program else []),
             *[f'--config.{o}' for o in overrides]], uses_addresses=True)]
   for host in cluster.hosts:
     steps.append(Step(f'copy the bundle, plan and secret to {host}',

@@ -23,7 +23,6 @@ from typing import Dict, List, Sequence
 from seed_graph.launch.network import netns_hosts
 from seed_graph.launch import placement
 from seed_graph.inference import transport
-from seed_graph.programs import registry
 
 # After the learner host's agent has exited, the others get this long to notice and stop.
 _ACTOR_HOST_GRACE_SECONDS = 60.0
@@ -33,12 +32,13 @@ def host_names(num_hosts: int) -> List[str]:
   return ['learner'] + [f'cpu{i}' for i in range(num_hosts - 1)]
 
 
-def _make_plan(network, hosts, config_path, overrides, logdir, base_port) -> str:
-  config = placement.load_config(config_path, overrides, logdir)
-  program = registry.make_program(config)  # Validates the config: ConfigError if bad.
+def _make_plan(network, hosts, config_path, overrides, logdir, base_port,
+               program_spec: str) -> str:
+  # Validates the config: PlanError if bad.
+  config, program = placement.load_program(config_path, overrides, logdir, program_spec)
   plan = placement.make_plan(
       program, config, config_path, overrides, (hosts[0], network.addresses[hosts[0]]),
-      [(h, network.addresses[h]) for h in hosts[1:]], base_port)
+      [(h, network.addresses[h]) for h in hosts[1:]], base_port, program_spec)
   plan_dir = os.path.join(logdir, 'hosts')
   os.makedirs(plan_dir, exist_ok=True)
   path = os.path.join(plan_dir, 'plan.json')
@@ -100,12 +100,14 @@ def _stop(agents: Dict[str, subprocess.Popen], learner_host: str, grace_seconds:
 
 
 def up(config_path: str, overrides: Sequence[str], logdir: str, num_hosts: int,
-       base_port: int, agent_flags: Sequence[str] = (), grace_seconds: float = 150.0) -> int:
+       base_port: int, agent_flags: Sequence[str] = (), grace_seconds: float = 150.0,
+       program_spec: str = '') -> int:
   """Runs the program across `num_hosts` namespaces until it ends; the exit code (0 when
   every agent exited cleanly)."""
   hosts = host_names(num_hosts)
   with netns_hosts.HostNetwork(hosts) as network:
-    plan_path = _make_plan(network, hosts, config_path, overrides, logdir, base_port)
+    plan_path = _make_plan(network, hosts, config_path, overrides, logdir, base_port,
+                           program_spec)
     agents = _start_agents(network, hosts, plan_path, logdir, agent_flags)
     try:
       if _wait(agents, hosts[0]):

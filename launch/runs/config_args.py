@@ -49,9 +49,11 @@ def _first(overrides: Sequence[str], key: str) -> Optional[str]:
   return values[-1] if values else None
 
 
-def load(path: str, overrides: Sequence[str] = ()) -> ml_collections.ConfigDict:
+def load(path: str, overrides: Sequence[str] = (),
+         program_keys: Optional[config_schema.Schema] = None) -> ml_collections.ConfigDict:
   """The config file's `get_config()` with `overrides` applied and checked key by key
-  (the program's joint checks run when it is built)."""
+  (the program's joint checks run when it is built). `program_keys`: the sections a
+  program of one's own declares; the file may leave them out (their defaults apply)."""
   if not path:
     raise ConfigError('--config: no config file given (e.g. --config=configs/'
                       'cartpole_vtrace.py)')
@@ -67,7 +69,8 @@ def load(path: str, overrides: Sequence[str] = ()) -> ml_collections.ConfigDict:
   if env_name is not None and env_name != config.env.name:
     # Another environment: its own keys, at their defaults.
     config.env = registry.default_config(config.algorithm, env_name).env
-  schema = registry.schema(config)
+  schema = registry.schema(config, program_keys)
+  config_schema.complete(config, program_keys or {})
   for override in overrides:
     try:
       config_schema.apply_override(config, schema, override)
@@ -100,7 +103,8 @@ def write_config(config: ml_collections.ConfigDict) -> None:
     f.write(config.to_json(indent=2) + '\n')
 
 
-def changes_since_last_launch(config: ml_collections.ConfigDict
+def changes_since_last_launch(config: ml_collections.ConfigDict,
+                              program_keys: Optional[config_schema.Schema] = None
                               ) -> Tuple[List[str], List[str]]:
   """(changes a checkpoint cannot take, other changes) against `<logdir>/config.json`,
   each 'key: old -> new'; both empty for a new logdir."""
@@ -110,7 +114,7 @@ def changes_since_last_launch(config: ml_collections.ConfigDict
   with open(path) as f:
     old = json.load(f)
   return config_schema.fixed_changes(old, json.loads(config.to_json()),
-                                     registry.schema(config))
+                                     registry.schema(config, program_keys))
 
 
 def logdir_config(logdir: str) -> ml_collections.ConfigDict:

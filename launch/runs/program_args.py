@@ -12,10 +12,11 @@ a function that returns no program, fails before launch in one line.
 import inspect
 import os
 import sys
-from typing import Callable, Optional
+from typing import Callable, List, Optional
 
 import launchpad as lp
 
+from seed_graph import config_schema
 from seed_graph import import_strings
 from seed_graph.config_schema import ConfigError
 from seed_graph.nodes import learner_node
@@ -39,13 +40,28 @@ def _function(spec: str) -> Callable:
   return function
 
 
+def config_keys(spec: Optional[str]) -> config_schema.Schema:
+  """The config sections the program's module declares beside its function
+  (`CONFIG_KEYS`: {section: {name: seed_graph.Key}}), {} for none or a built-in
+  program. They are checked, overridden (`--config.section.name=...`) and documented
+  (`--print_config`) as the built-in keys are."""
+  if not spec:
+    return {}
+  keys = getattr(sys.modules[_function(spec).__module__], 'CONFIG_KEYS', {})
+  if not isinstance(keys, dict) or not all(isinstance(v, dict) for v in keys.values()):
+    raise ConfigError(f'--program={spec}: CONFIG_KEYS must map section names to dicts of '
+                      'seed_graph.Key')
+  return keys
+
+
 def build(config, spec: Optional[str]) -> lp.Program:
   """The program `spec` names (None: the built-in one of `config.algorithm`), after the
   config's checks; ConfigError in one line if it cannot be had."""
   if not spec:
     return registry.make_program(config)
   function = _function(spec)
-  registry.validate_config(config)  # The learner's keys, whoever builds the graph.
+  # The learner's keys and the program's own, whoever builds the graph.
+  registry.validate_config(config, config_keys(spec))
   program = function(config)
   if not isinstance(program, lp.Program):
     raise ConfigError(f'--program={spec}: returned {type(program).__name__}, not a '
@@ -56,7 +72,12 @@ def build(config, spec: Optional[str]) -> lp.Program:
   return program
 
 
+def learners(program: lp.Program) -> List[learner_node.LearnerNode]:
+  """The program's `LearnerNode`s, in any group, in program order: the status line
+  shows the first in full and the others' returns."""
+  return [node for node in program.get_all_nodes()
+          if isinstance(node, learner_node.LearnerNode)]
+
+
 def first_learner(program: lp.Program) -> Optional[learner_node.LearnerNode]:
-  """The program's first `LearnerNode`, in any group: the one the status line shows."""
-  return next((node for node in program.get_all_nodes()
-               if isinstance(node, learner_node.LearnerNode)), None)
+  return next(iter(learners(program)), None)

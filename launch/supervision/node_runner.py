@@ -12,14 +12,17 @@ from seed_graph.launch.supervision import supervisor
 from seed_graph import launcher_watch
 
 
-def run_nodes(commands: Sequence[node_commands.NodeCommand], config, learner_address: str,
+def run_nodes(commands: Sequence[node_commands.NodeCommand], config,
+              learner_addresses: Sequence[str],
               grace_seconds: float, policy: supervisor.RestartPolicy,
               console: console_lib.Console,
-              stop_condition: Optional[Callable[[status.RunStatus], Optional[str]]] = None,
+              stop_condition: Optional[Callable[[Sequence[status.RunStatus]],
+                                                Optional[str]]] = None,
               host: Optional[str] = None) -> int:
-  """Starts `commands` (each a process), supervises them, shows the learner's status
-  (polled at `learner_address`) until the program stops; the exit code.
-  `stop_condition(run_status)` may stop it early with a reason; `host` is the
+  """Starts `commands` (each a process), supervises them, shows the learners' status
+  (polled at `learner_addresses`, the first in full) until the program stops; the exit
+  code.
+  `stop_condition(statuses)` (one per learner) may stop it early with a reason; `host` is the
   multi-host agent's host name (None under `launch.local`)."""
   # Nodes inherit this and stop if this process dies without stopping them.
   os.environ[launcher_watch.LAUNCHER_PID_VARIABLE] = str(os.getpid())
@@ -33,10 +36,12 @@ def run_nodes(commands: Sequence[node_commands.NodeCommand], config, learner_add
              else os.path.join('logs', config.logdir.rstrip('/').rsplit('/', 1)[-1]))
   os.makedirs(log_dir, exist_ok=True)
   console.line(f'node output: {log_dir}/<group>_<index>.log')
-  run_status = status.RunStatus(config.total_environment_frames,
-                                config.inference.batch_size, started=time.monotonic())
-  reporter = status.StatusReporter(learner_address, run_status, console)
-  condition = (lambda: stop_condition(run_status)) if stop_condition else None
+  statuses = [status.RunStatus(config.total_environment_frames,
+                               config.inference.batch_size, started=time.monotonic())
+              for _ in learner_addresses]
+  reporter = status.StatusReporter(learner_addresses[0], statuses[0], console,
+                                   others=list(zip(learner_addresses[1:], statuses[1:])))
+  condition = (lambda: stop_condition(statuses)) if stop_condition else None
   reporter.start()
   try:
     return supervisor.Supervisor(

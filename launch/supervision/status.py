@@ -13,7 +13,7 @@ import collections
 import socket
 import threading
 import time
-from typing import Optional
+from typing import Optional, Sequence, Tuple
 
 from seed_graph.launch.supervision import console as console_lib
 
@@ -83,6 +83,10 @@ class RunStatus:
                           for i, (rate, window) in enumerate(zip(rates, _WINDOWS))))
     parts.append(f'return {_return(stats.get("episode_return"))} '
                  f'eval {_return(stats.get("eval_episode_return"))}')
+    tasks = [f'{key[len("episode_return/"):]} {_return(value)}'
+             for key, value in stats.items() if key.startswith('episode_return/')]
+    if tasks:  # A learner of several tasks (examples/many_tasks.py).
+      parts.append('tasks: ' + ', '.join(tasks))
     parts.append(f'{stats.get("learner_steps", 0):,} steps')
     rows, batches = (self._rate(k, _WINDOWS[0]) for k in ('inference_rows',
                                                            'inference_batches'))
@@ -103,13 +107,25 @@ class RunStatus:
     return ' | '.join(parts)
 
 
+def others_summary(statuses: Sequence[RunStatus], shown: int = 8) -> str:
+  """What the line adds for learners after the first: their recent returns."""
+  if not statuses:
+    return ''
+  returns = [_return((s.stats or {}).get('episode_return')) for s in statuses[:shown]]
+  more = ' ...' if len(statuses) > shown else ''
+  return f' | other learners: return {" / ".join(returns)}{more}'
+
+
 class StatusReporter:
   """Polls `get_stats` at `address` every second and shows the line on `console`
-  (every second on a terminal, every `plain_seconds` elsewhere)."""
+  (every second on a terminal, every `plain_seconds` elsewhere). `others`: (address,
+  RunStatus) of further learners (a population), polled too, their returns summed up at
+  the end of the line."""
 
   def __init__(self, address: str, status: RunStatus, console: console_lib.Console,
-               plain_seconds: float = 10.0):
-    self._address = address
+               plain_seconds: float = 10.0,
+               others: Sequence[Tuple[str, RunStatus]] = ()):
+    self._learners = [(address, status)] + list(others)
     self._status = status
     self._console = console
     self._every = 1.0 if console.interactive else plain_seconds
@@ -125,37 +141,42 @@ class StatusReporter:
     self._stop.set()
     self._thread.join(5)
     if self._status.last_update != self._update_shown:
-      self._console.status(self._status.text(time.monotonic()))
+      self._console.status(self._text(time.monotonic()))
     self._console.end_status()
 
+  def _text(self, now: float) -> str:
+    return self._status.text(now) + others_summary([s for _, s in self._learners[1:]])
+
   def _run(self):
-    client = None
+    clients = [None] * len(self._learners)
     last_shown = 0.0
     while not self._stop.wait(1.0):
-      client = client or self._connect()
-      stats = None
-      if client is not None:
-        try:
-          stats = client.get_stats()
-        except Exception:  # pylint: disable=broad-except
-          # Not up, restarting or busy: the line says what it knew. The client goes:
-          # gRPC's reconnect back-off, which every channel to the address shares, would
-          # refuse calls for up to ~16 s after the learner is back (measured), long
-          # enough for an actor host to take a learner that came up late for gone.
-          client = None
+      for i, (address, run_status) in enumerate(self._learners):
+        clients[i] = clients[i] or _connect(address)
+        stats = None
+        if clients[i] is not None:
+          try:
+            stats = clients[i].get_stats()
+          except Exception:  # pylint: disable=broad-except
+            # Not up, restarting or busy: the line says what it knew. The client goes:
+            # gRPC's reconnect back-off, which every channel to the address shares,
+            # would refuse calls for up to ~16 s after the learner is back (measured),
+            # long enough for an actor host to take a learner that came up late for gone.
+            clients[i] = None
+        if stats:
+          run_status.update(time.monotonic(), stats)
       now = time.monotonic()
-      if stats:
-        self._status.update(now, stats)
       if now - last_shown >= self._every - 0.01:
         last_shown, self._update_shown = now, self._status.last_update
-        self._console.status(self._status.text(now))
+        self._console.status(self._text(now))
 
-  def _connect(self):
-    """A client once the learner's port accepts connections, else None."""
-    import courier  # pylint: disable=g-import-not-at-top
-    host, port = self._address.rsplit(':', 1)
-    try:
-      socket.create_connection((host.strip('[]'), int(port)), timeout=1.0).close()
-    except OSError:
-      return None
-    return courier.Client(self._address, call_timeout=2, wait_for_ready=False)
+
+def _connect(address: str):
+  """A client once the learner's port accepts connections, else None."""
+  import courier  # pylint: disable=g-import-not-at-top
+  host, port = address.rsplit(':', 1)
+  try:
+    socket.create_connection((host.strip('[]'), int(port)), timeout=1.0).close()
+  except OSError:
+    return None
+  return courier.Client(address, call_timeout=2, wait_for_ready=False)

@@ -63,6 +63,10 @@ class Algorithm(abc.ABC):
   # actors step single frames; False: actors stack them.
   stacks_frames: bool = False
 
+  # What the learner may change while training (`hyperparameters.Hyperparameters`:
+  # served on the control edge, checkpointed), or None.
+  hyperparameters: Optional[Any] = None
+
   @abc.abstractmethod
   def example_policy_inputs(self) -> tuple:
     """`act`'s inputs as one-row tensors: (prev_actions, rewards, dones, observations,

@@ -4,10 +4,15 @@ Served on the learner node's Courier address:
 
   get_stats() -> dict        counters, returns and losses (reading: open to any caller
                              that reaches the address)
+  get_hyperparameters() -> dict   the changeable hyperparameters' values (open)
   save(secret) -> str        writes a checkpoint now; its path
   stop(secret) -> None       stops training; the node saves and the program stops
+  get_weights(secret) -> dict[str, bytes]       the trained state (networks, optimizer)
+  set_weights(secret, state, source) -> None    loads another learner's trained state
+  set_hyperparameters(secret, values) -> dict   sets some hyperparameters; all of them
 
-The calls that change state carry the run's secret (`SEED_GRAPH_RUN_SECRET`, which the
+The last three are population-based training's exploit and explore
+(`seed_graph/learner_tuning.py`). The calls that change or copy state carry the run's secret (`SEED_GRAPH_RUN_SECRET`, which the
 launchers give every node of a run): a wrong or missing one fails that call with
 `PermissionError` at the caller and leaves the server serving. In a process started
 without a secret (a learner built by hand, in a test) the check is off. The learner's
@@ -24,15 +29,17 @@ import courier
 
 from seed_graph.inference import transport
 
-METHODS = ('get_stats', 'save', 'stop')
+OPEN_METHODS = ('get_stats', 'get_hyperparameters')
+GUARDED_METHODS = ('save', 'stop', 'get_weights', 'set_weights', 'set_hyperparameters')
+METHODS = OPEN_METHODS + GUARDED_METHODS
 
 
 def _requiring_secret(method: Callable, secret: Optional[str]) -> Callable:
-  def guarded(caller_secret: str = ''):
+  def guarded(caller_secret: str = '', *args, **kwargs):
     if secret and not hmac.compare_digest(str(caller_secret).encode(), secret.encode()):
       raise PermissionError(f'{method.__name__}: this call does not carry the run\'s '
                             'secret')
-    return method()
+    return method(*args, **kwargs)
   return guarded
 
 
@@ -41,9 +48,16 @@ def make_server(learner, port: int, secret: Optional[str] = None) -> courier.Ser
   defaults to this process's run secret."""
   secret = transport.run_secret() if secret is None else secret
   server = courier.Server(port=port)
-  server.Bind('get_stats', learner.get_stats)
-  server.Bind('save', _requiring_secret(learner.save, secret))
-  server.Bind('stop', _requiring_secret(learner.stop, secret))
-  logging.info('control edge on port %d: %s (save and stop %s)', port, ', '.join(METHODS),
+  methods = {'get_stats': learner.get_stats, 'save': learner.save, 'stop': learner.stop,
+             'get_hyperparameters': learner.tuning.get_hyperparameters,
+             'get_weights': learner.tuning.get_weights,
+             'set_weights': learner.tuning.set_weights,
+             'set_hyperparameters': learner.tuning.set_hyperparameters}
+  for name in OPEN_METHODS:
+    server.Bind(name, methods[name])
+  for name in GUARDED_METHODS:
+    server.Bind(name, _requiring_secret(methods[name], secret))
+  logging.info('control edge on port %d: %s (%s %s)', port, ', '.join(METHODS),
+               ', '.join(GUARDED_METHODS),
                'need the run secret' if secret else 'open: no run secret here')
   return server

@@ -7,18 +7,16 @@ One inference step (a batcher thread, `infer_batch`): merge the callers' request
 start new actor runs afresh, count episodes, ask the algorithm for its policy inputs,
 run the padded policy for every row, hand the training rows to the algorithm, store each
 environment's action and recurrent state, answer every caller. With several inference
-devices (`seed_graph.algos.learner_devices`) one batcher thread serves each, so that many
-batches are in flight; only the policy call runs outside the step lock.
+devices one batcher thread serves each; only the policy call runs outside the step lock.
 
 The run loop (the node's main thread, `run`): `prepare`, serve, then until stopped or
 `total_environment_frames` is reached: `next_batch`, `train`, log, checkpoint on time.
 Shutdown follows one order (see `_finish`).
 """
 
-import os
 import threading
 import time
-from typing import Optional
+from typing import Mapping, Optional, Sequence
 
 from absl import logging
 import tensorflow as tf
@@ -27,9 +25,11 @@ from seed_graph import agent_states
 from seed_graph import checkpoints as checkpoints_lib
 from seed_graph import envs
 from seed_graph import id_ranges
+from seed_graph import learner_tuning
 from seed_graph import metrics as metrics_lib
 from seed_graph import program_stop
 from seed_graph import restarts
+from seed_graph import task_statistics
 from seed_graph.algos import base
 from seed_graph.algos import learner_devices
 from seed_graph.inference import messages
@@ -40,10 +40,12 @@ from seed_graph.inference import transport
 class Learner:
   """See the module docstring. `make_algorithm(config, context, *args)` builds the
   `Algorithm` (its variables too, so a checkpoint restores into them); the shell creates
-  it inside `devices.variable_scope()`."""
+  it inside `devices.variable_scope()`. `tasks` ({name: environment ids}) adds episode
+  returns per task to the statistics (`seed_graph.task_statistics`)."""
 
   def __init__(self, config, make_algorithm, *algorithm_args,
-               inference_port: Optional[int] = None, inference_host: str = '[::]'):
+               inference_port: Optional[int] = None, inference_host: str = '[::]',
+               tasks: Optional[Mapping[str, Sequence[int]]] = None):
     self._config = config
     self._inference_port = inference_port
     self._inference_host = inference_host
@@ -67,7 +69,12 @@ class Learner:
     example_inputs = self.algorithm.example_policy_inputs()
     self._state_template = example_inputs[4]
 
-    self._resume_from_a_checkpoint(config.logdir)
+    self._checkpoints = checkpoints_lib.LearnerCheckpoints(
+        config.logdir, self.algorithm.checkpoint_items(), self.algorithm.hyperparameters)
+    self._frames = self._checkpoints.frames
+    # Which checkpoint was restored (None: a fresh start), and what was skipped as damaged.
+    self.resumed_from = self._checkpoints.resumed_from
+    self.damaged_checkpoints = self._checkpoints.damaged
 
     self._env_states = agent_states.AgentStates(
         num_envs, [tuple(s.shape[1:]) for s in tf.nest.flatten(self._state_template)])
@@ -75,7 +82,10 @@ class Learner:
         num_envs, num_training_envs, config.logging.return_window,
         config.logging.eval_return_window)
     if self.resumed_from:
-      self._episodes.restore(checkpoints_lib.read_episode_returns(self._checkpoints.directory))
+      self._episodes.restore(self._checkpoints.episode_returns())
+    self._tasks = tasks and task_statistics.TaskStatistics(
+        tasks, num_envs, num_training_envs, config.logging.return_window,
+        config.logging.eval_return_window)
     # One traced policy per inference device, each reading that device's variables.
     self.policies = []
     for device in range(self.devices.num_inference):
@@ -91,37 +101,19 @@ class Learner:
     self._last_losses = {}
     self._metrics = self._progress = None
     self._skipped_updates = 0
-
-  def _resume_from_a_checkpoint(self, logdir: str):
-    """Sets up checkpoints in `<logdir>/checkpoints` and restores the newest intact one
-    (`seed_graph.checkpoints`), if any: `resumed_from` says which."""
-    self._learner_steps = tf.Variable(0, dtype=tf.int64, trainable=False)
-    self._frames_variable = tf.Variable(0, dtype=tf.int64, trainable=False)
-    self._checkpoint = tf.train.Checkpoint(learner_steps=self._learner_steps,
-                                           frames=self._frames_variable,
-                                           **self.algorithm.checkpoint_items())
-    self._checkpoints = tf.train.CheckpointManager(
-        self._checkpoint, os.path.join(logdir, 'checkpoints'), max_to_keep=3)
-    self._frames = 0
-    self.resumed_from, self.damaged_checkpoints = checkpoints_lib.newest_intact(
-        self._checkpoints.checkpoints)
-    if self.resumed_from:
-      # Partial until the optimizer's slots exist (they are restored when created, at
-      # the first training step); a learner that never trains (launch.eval) leaves them
-      # unused, which TensorFlow would otherwise warn about, value by value.
-      self.restore(self.resumed_from).expect_partial()
-      logging.info('Resumed from %s', self.resumed_from)
+    # Weights and hyperparameters, as a population controller changes them.
+    self.tuning = learner_tuning.LearnerTuning(self.algorithm, self._train_lock)
 
   def restore(self, checkpoint_path: str):
-    """Loads a checkpoint of this learner's (the newest is loaded at construction);
-    returns TensorFlow's restore status."""
-    status = self._checkpoint.restore(checkpoint_path)
-    self._frames = int(self._frames_variable.numpy())
+    """Loads a checkpoint of this learner's (the newest intact one is loaded at
+    construction); returns TensorFlow's restore status."""
+    status = self._checkpoints.restore(checkpoint_path)
+    self._frames = self._checkpoints.frames
     return status
 
   @property
   def learner_steps(self) -> int:
-    return int(self._learner_steps.numpy())
+    return int(self._checkpoints.learner_steps.numpy())
 
   # ---- Inference (the batcher threads) -------------------------------------------
 
@@ -144,7 +136,9 @@ class Learner:
     env_ids = step.env_ids
     with self._step_lock:
       new_run = self._env_states.begin_step(env_ids, step.run_ids)
-      self._episodes.update(env_ids, step.rewards, step.game_overs, new_run)
+      finished = self._episodes.update(env_ids, step.rewards, step.game_overs, new_run)
+      if self._tasks:
+        self._tasks.add(*finished)
       if new_run.any():
         self.algorithm.reset(env_ids[new_run])
       prev_actions = self._env_states.prev_actions[env_ids]
@@ -169,7 +163,7 @@ class Learner:
     with self._train_lock:
       losses = self.algorithm.train(batch)
       if losses.pop('update_applied'):
-        self._learner_steps.assign_add(1)
+        self._checkpoints.learner_steps.assign_add(1)
       else:
         self._skipped_updates += 1
         logging.warning('skipped a training batch: non-finite loss or gradients')
@@ -194,9 +188,10 @@ class Learner:
   def _snapshot(self) -> dict:
     with self._stats_lock:
       stats = {'frames': self._frames}
-    stats['learner_steps'] = int(self._learner_steps.numpy())
+    stats['learner_steps'] = int(self._checkpoints.learner_steps.numpy())
     stats['environments_seen'] = self._env_states.num_seen()
     stats.update(self._episodes.snapshot())
+    stats.update(self._tasks.snapshot() if self._tasks else {})
     stats['inference_batches'] = self._server.batcher.batches_processed
     stats['inference_rows'] = self._server.batcher.rows_processed
     stats['rejected_requests'] = self._server.rejected
@@ -204,6 +199,7 @@ class Learner:
     stats['skipped_updates'] = self._skipped_updates
     stats.update(restarts.read(self._config.logdir))
     stats.update(self.algorithm.stats())
+    stats.update(self.tuning.stats())
     return stats
 
   def _log(self, force=False):
@@ -221,11 +217,8 @@ class Learner:
     with self._train_lock:
       self.algorithm.before_checkpoint()
       with self._stats_lock:
-        self._frames_variable.assign(self._frames)
-      path = self._checkpoints.save()
-      checkpoints_lib.write_episode_returns(self._checkpoints.directory,
-                                            self._episodes.state())
-      return path
+        frames = self._frames
+      return self._checkpoints.save(frames, self._episodes.state())
 
   def stop(self) -> None:
     """Stops training and inference; the node saves and then stops the program."""

@@ -1,12 +1,14 @@
 """The learner-inference node: a `CourierNode` whose Courier address serves the control
-edge (`control_edge.py`: `get_stats`, `save`, `stop`), with a second address for the
+edge (`control_edge.py`: `get_stats`, `save`, `stop` and population-based training's
+methods), with a second address for the
 central inference stream.
 
-`LearnerNode(config, make_algorithm, *algorithm_args)` runs a `learner.Learner` in its
-process; its handle dereferences, in other nodes, to a `LearnerClient` with both edges.
+`LearnerNode(config, make_algorithm, *algorithm_args, tasks=None)` runs a
+`learner.Learner` in its process (`tasks`: {name: environment ids}, for returns per
+task); its handle dereferences, in other nodes, to a `LearnerClient` with both edges.
 """
 
-from typing import Callable
+from typing import Callable, Dict, Mapping, Optional, Sequence
 
 import courier
 from launchpad import address as lp_address
@@ -52,6 +54,20 @@ class LearnerClient:
     """Stops the learner, which saves and stops the program (carries the secret)."""
     self.control.stop(transport.run_secret() or '')
 
+  # Population-based training (`seed_graph/learner_tuning.py`); each carries the secret
+  # but `get_hyperparameters`.
+  def get_weights(self) -> Dict[str, bytes]:
+    return self.control.get_weights(transport.run_secret() or '')
+
+  def set_weights(self, state: Dict[str, bytes], source: str = '') -> None:
+    self.control.set_weights(transport.run_secret() or '', state, source)
+
+  def get_hyperparameters(self) -> Dict[str, float]:
+    return self.control.get_hyperparameters()
+
+  def set_hyperparameters(self, values: Dict[str, float]) -> Dict[str, float]:
+    return self.control.set_hyperparameters(transport.run_secret() or '', values)
+
 
 class LearnerHandle(base.Handle[LearnerClient]):
 
@@ -73,8 +89,10 @@ class LearnerNode(courier_node.CourierNode):
   SUPERVISION_ROLE = 'learner'
 
   def __init__(self, config: ml_collections.ConfigDict,
-               make_algorithm: Callable[..., base_algorithm.Algorithm], *algorithm_args):
-    super().__init__(learner.Learner, config, make_algorithm, *algorithm_args)
+               make_algorithm: Callable[..., base_algorithm.Algorithm], *algorithm_args,
+               tasks: Optional[Mapping[str, Sequence[int]]] = None):
+    super().__init__(learner.Learner, config, make_algorithm, *algorithm_args,
+                     tasks=tasks)
     self._config = config
     self._inference_address = lp_address.Address(INFERENCE_PORT_NAME)
     self.allocate_address(self._inference_address)

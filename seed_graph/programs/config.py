@@ -7,7 +7,7 @@ algorithm_config)` runs every check before anything starts and returns the spec 
 environment the actors step.
 """
 
-from typing import Union
+from typing import Optional, Union
 
 import ml_collections
 
@@ -114,11 +114,13 @@ def _check_common(config) -> None:
     raise ConfigError(str(error)) from None
 
 
-def validate(config, algorithm_config, algorithm) -> base.EnvironmentSpec:
+def validate(config, algorithm_config, algorithm,
+             full_schema: Optional[config_schema.Schema] = None) -> base.EnvironmentSpec:
   """Raises ConfigError naming the first bad key of a program's config, before anything
   starts; returns the spec of what the actors step. `algorithm_config` is the
-  algorithm's config module (`SCHEMA`, `check`), `algorithm` its `Algorithm` class."""
-  config_schema.check(config, schema(config, algorithm_config.SCHEMA))
+  algorithm's config module (`SCHEMA`, `check`), `algorithm` its `Algorithm` class;
+  `full_schema`, if given, every key the config may have (a program's own too)."""
+  config_schema.check(config, full_schema or schema(config, algorithm_config.SCHEMA))
   _check_common(config)
   env = envs.acting_config(config.env, algorithm.stacks_frames)
   try:

@@ -3,7 +3,7 @@
 (the algorithm's config keys and checks). A third algorithm is one line here."""
 
 from types import ModuleType
-from typing import Dict
+from typing import Dict, Optional
 
 import launchpad as lp
 import ml_collections
@@ -25,9 +25,16 @@ def program(config_or_name) -> ModuleType:
   return PROGRAMS[name]
 
 
-def schema(config) -> config_schema.Schema:
-  """Every key `config`'s program declares, for its environment."""
-  return program_config.schema(config, program(config).CONFIG.SCHEMA)
+def schema(config, program_keys: Optional[config_schema.Schema] = None
+           ) -> config_schema.Schema:
+  """Every key `config`'s algorithm declares, for its environment, and the sections a
+  program of one's own adds (`program_keys`: its module's `CONFIG_KEYS`)."""
+  keys = program_config.schema(config, program(config).CONFIG.SCHEMA)
+  clash = sorted(set(program_keys or {}) & set(keys))
+  if clash:
+    raise ConfigError(f'{clash[0]}: a program\'s CONFIG_KEYS may add sections, not '
+                      'redefine the built-in ones')
+  return {**keys, **(program_keys or {})}
 
 
 def default_config(algorithm: str = 'vtrace', env: str = 'cartpole'
@@ -42,8 +49,9 @@ def make_program(config) -> lp.Program:
   return program(config).make_program(config)
 
 
-def validate_config(config):
+def validate_config(config, program_keys: Optional[config_schema.Schema] = None):
   """Raises ConfigError naming the first bad key of `config` (for its program), before
   anything starts; returns the spec of the environment its actors step."""
   module = program(config)
-  return program_config.validate(config, module.CONFIG, module.ALGORITHM)
+  return program_config.validate(config, module.CONFIG, module.ALGORITHM,
+                                 schema(config, program_keys))

@@ -75,26 +75,34 @@ def _namespaces():
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason='network namespaces need root')
-def test_cluster_up_on_three_namespace_hosts_trains_and_leaves_nothing(tmp_path):
-  """The launcher's own netns backend: plan, secret, one agent per namespace host."""
+def test_cluster_up_runs_a_population_on_three_namespace_hosts_and_leaves_nothing(tmp_path):
+  """The launcher's own netns backend (plan, secret, one agent per namespace host) with a
+  program of one's own: examples/population.py, two learners whose actors are spread
+  over the actor hosts, the learners and the controller on the learner host."""
   marker, before = uuid.uuid4().hex, _namespaces()
   logdir = tmp_path / 'run'
   try:
     result = subprocess.run(
         [sys.executable, '-m', 'seed_graph.launch.cluster', 'up', '--backend=netns', '--hosts=3',
          '--config=configs/cartpole_vtrace.py', f'--logdir={logdir}',
-         '--config.total_environment_frames=80000', '--config.logging.interval_seconds=1'],
+         '--program=examples.population:make_program',
+         '--config.population.interval_seconds=5', '--config.population.ready_frames=2000',
+         '--config.total_environment_frames=40000', '--config.logging.interval_seconds=1'],
         cwd=helpers.REPO, capture_output=True, text=True, timeout=400,
         env=dict(os.environ, **{helpers.MARKER_VARIABLE: marker}))
     actor_hosts = ''.join((logdir / 'hosts' / f'{h}.log').read_text() for h in HOSTS[1:])
     assert result.returncode == 0, (result.stdout[-3000:], result.stderr[-3000:], actor_hosts)
     plan = placement.Plan.load(str(logdir / 'hosts' / 'plan.json'))
-    assert plan.nodes == {'learner/0': 'learner', 'evaluator/0': 'learner',
-                          'actor/0': 'cpu0', 'actor/1': 'cpu1'}
-    metrics = helpers.read_metrics(logdir)
-    assert metrics[-1]['frames'] >= 80_000
-    # Both actor hosts' environments reached the learner (2 x 16, and 2 evaluation).
-    assert max(m['environments_seen'] for m in metrics) == 34
+    assert plan.program == 'examples.population:make_program'
+    assert plan.nodes == {'learner/0': 'learner', 'learner/1': 'learner',
+                          'evaluator/0': 'learner', 'evaluator/1': 'learner',
+                          'controller/0': 'learner', 'actor/0': 'cpu0', 'actor/1': 'cpu1',
+                          'actor/2': 'cpu0', 'actor/3': 'cpu1'}
+    members = [helpers.read_metrics(logdir / f'member_{k}') for k in range(2)]
+    assert max(m[-1]['frames'] for m in members) >= 40_000
+    # Both actor hosts' environments reached each learner (2 x 16, and 2 evaluation).
+    assert all(max(m['environments_seen'] for m in member) == 34 for member in members)
+    assert (logdir / 'population.jsonl').exists()  # The controller copied a member.
     assert actor_hosts.count('the learner reached total_environment_frames') == 2
     assert _namespaces() == before  # Every namespace it made is gone...
     assert not helpers.marked_processes(marker)  # ...and every process.

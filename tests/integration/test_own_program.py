@@ -33,9 +33,10 @@ def no_learner(config):
 '''
 
 
-def _launch(directory, logdir, program, *flags, timeout=300):
+def _launch(directory, logdir, program, *flags, timeout=300,
+            config='configs/cartpole_vtrace.py'):
   command = [sys.executable, '-m', 'seed_graph.launch.local',
-             f'--config={os.path.join(helpers.REPO, "configs", "cartpole_vtrace.py")}',
+             f'--config={os.path.join(helpers.REPO, config)}',
              f'--logdir={logdir}', f'--program={program}', *flags]
   return subprocess.run(command, cwd=directory, capture_output=True, text=True,
                         timeout=timeout)
@@ -63,3 +64,19 @@ def test_a_program_of_ones_own_trains_and_stops_cleanly(tmp_path):
     assert refused.returncode == 2, refused.stderr[-2000:]
     (line,) = refused.stderr.strip().splitlines()
     assert line.startswith(f'error: --program={program}: ') and needle in line, line
+
+
+def test_many_tasks_one_learner_reports_every_task(tmp_path):
+  # examples/many_tasks.py on Gymnasium's CartPole-v1 and CartPole-v0: the learner's
+  # metrics and the status line carry each task's returns, training and evaluation.
+  logdir = tmp_path / 'tasks'
+  result = _launch(helpers.REPO, logdir, 'examples.many_tasks:make_program',
+                   '--config.total_environment_frames=12000', *helpers.SMALL_VTRACE_FLAGS,
+                   config='examples/cartpole_tasks_config.py')
+  assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+  assert 'launching many_tasks: 5 nodes' in result.stdout  # 1 learner, 2 x (actor, eval).
+  final = helpers.read_metrics(logdir)[-1]
+  for task in ('CartPole-v1', 'CartPole-v0'):
+    assert final[f'episodes/{task}'] > 0 and final[f'episode_return/{task}'] > 0
+    assert final[f'eval_episode_return/{task}'] > 0
+  assert 'tasks: CartPole-v1 ' in result.stdout

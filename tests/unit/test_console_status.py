@@ -87,6 +87,44 @@ def test_the_status_text_from_samples():
   assert 'queue 3' in text and 'replay 1,440' in text and 'restarts actor 2' in text
   run.update(170.0, dict(base, frames=260_000, inference_rows=3600, inference_batches=120))
   assert 'batch 30.0/64' in run.text(170.0)
+  assert 'tasks' not in run.text(170.0)
+  run.update(171.0, dict(base, **{'episode_return/Pong': 3.5, 'episode_return/Breakout': None}))
+  assert '| tasks: Pong 3.5, Breakout - |' in run.text(171.0)
+
+
+def test_the_line_sums_up_the_other_learners_of_a_population():
+  others = [status.RunStatus(1000, 64, started=0.0) for _ in range(3)]
+  others[0].update(1.0, {'frames': 10, 'episode_return': 139.5})
+  others[2].update(1.0, {'frames': 10, 'episode_return': 20.0})
+  assert status.others_summary([]) == ''
+  assert status.others_summary(others) == ' | other learners: return 140 / - / 20'
+  assert status.others_summary(others, shown=2).endswith('140 / - ...')
+
+
+def test_the_reporter_polls_every_learner():
+  servers, statuses = [], []
+  for k in range(3):
+    port = portpicker.pick_unused_port()
+    server = courier.Server(port=port)
+    server.Bind('get_stats', lambda k=k: {'frames': k, 'episode_return': 10.0 * k})
+    server.Start()
+    servers.append((f'localhost:{port}', server))
+    statuses.append(status.RunStatus(100, 8, started=time.monotonic()))
+  stream = io.StringIO()
+  reporter = status.StatusReporter(servers[0][0], statuses[0],
+                                   console_lib.Console(stream, interactive=False),
+                                   plain_seconds=1.0,
+                                   others=[(a, s) for (a, _), s in zip(servers[1:],
+                                                                       statuses[1:])])
+  reporter.start()
+  try:
+    assert helpers.wait_for(lambda: all(s.stats for s in statuses), 20)
+    assert helpers.wait_for(lambda: 'other learners: return 10 / 20' in stream.getvalue(),
+                            10)
+  finally:
+    reporter.stop()
+    for _, server in servers:
+      server.Stop()
 
 
 def test_the_reporter_hears_a_learner_that_comes_up_late_at_once():
@@ -100,7 +138,9 @@ def test_the_reporter_hears_a_learner_that_comes_up_late_at_once():
   reporter.start()
   server = None
   try:
-    time.sleep(30)
+    # 18 s: gRPC's back-off (1 s, x1.6, +-20%) would have tried last at most 17.1 s in
+    # and would try next no sooner than 24 s in, 6 s after the learner is up.
+    time.sleep(18)
     assert run_status.last_update is None
     server = courier.Server(port=port)
     server.Bind('get_stats', lambda: {'frames': 5})

@@ -16,6 +16,7 @@ import numpy as np
 import tensorflow as tf
 
 from seed_graph.algos import base
+from seed_graph.algos import hyperparameters as hyperparameters_lib
 from seed_graph.algos.vtrace import loss
 from seed_graph.algos.vtrace import networks
 from seed_graph.algos.vtrace import unrolls as unrolls_lib
@@ -37,13 +38,13 @@ class VTraceLearner(base.Algorithm):
     # The optimizer's step counter drives the decay: one count per gradient step.
     final_step = max(1, config.total_environment_frames // frames_per_batch
                      * learner.epochs * learner.minibatches)
-    learning_rate = learner.learning_rate
-    if learner.learning_rate_decay:
-      learning_rate = tf.keras.optimizers.schedules.PolynomialDecay(
-          learner.learning_rate, final_step, end_learning_rate=0.0)
+    self.hyperparameters = hyperparameters_lib.Hyperparameters(
+        {'learning_rate': learner.learning_rate, 'entropy_cost': learner.entropy_cost})
     self._optimizer = tf.keras.optimizers.Adam(
-        learning_rate, beta_1=learner.adam_beta1, beta_2=learner.adam_beta2,
-        epsilon=learner.adam_epsilon)
+        hyperparameters_lib.ScaledLinearDecay(
+            self.hyperparameters['learning_rate'],
+            final_step if learner.learning_rate_decay else None),
+        beta_1=learner.adam_beta1, beta_2=learner.adam_beta2, epsilon=learner.adam_epsilon)
 
     zeros = lambda shape, dtype: tf.zeros((1,) + tuple(shape), dtype)
     self._state_template = self.agent.initial_state(1)
@@ -158,7 +159,8 @@ class VTraceLearner(base.Algorithm):
         outputs, steps['behaviour_logits'], steps['actions'],
         steps['rewards'], steps['dones'], truncations=steps['truncations'],
         discount=learner.discount, baseline_cost=learner.baseline_cost,
-        entropy_cost=learner.entropy_cost, reward_clipping=learner.reward_clipping,
+        entropy_cost=self.hyperparameters['entropy_cost'],
+        reward_clipping=learner.reward_clipping,
         reward_scale=learner.reward_scale, lambda_=learner.lambda_,
         clip_rho_threshold=learner.clip_rho_threshold,
         clip_pg_rho_threshold=learner.clip_pg_rho_threshold,
