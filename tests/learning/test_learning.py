@@ -42,12 +42,3 @@ def _check_the_checkpoint_plays_as_the_evaluator_reported(logdir):
 def test_cartpole_vtrace_default_config_learns(tmp_path):
   # The embedded default as `scripts/train.sh` runs it (local multiprocessing).
   _check_the_checkpoint_plays_as_the_evaluator_reported(_learns(tmp_path))
-
-
-def test_cartpole_vtrace_learns_on_a_learner_split_over_devices(tmp_path):
-  # 4 logical CPU devices, 1 for inference and 3 for training, so the batch is 30 (it
-  # must split evenly); the other settings are the shipped config's. For both splits of
-  # both algorithms, tests/unit/test_device_split.py checks step by step that a split
-  # learner computes what an unsplit one does; this run checks that it learns.
-  _learns(tmp_path, '--config.learner.inference_devices=1',
-          '--config.learner.training_devices=3', '--config.learner.batch_size=30')

@@ -13,16 +13,40 @@ import pytest
 from tests import helpers
 
 SPLITS = [(1, 3), (2, 2)]
+_STEPS = {'vtrace': 3, 'r2d2': 4}
 
 
-def _run(algorithm, inference, training, logdir, steps):
-  result = subprocess.run(
-      [sys.executable, '-m', 'tests.unit.device_split_run', algorithm, str(inference),
-       str(training), str(logdir), str(steps)],
-      cwd=helpers.REPO, capture_output=True, text=True, timeout=600)
-  lines = [l for l in result.stdout.splitlines() if l.startswith('{')]
-  assert result.returncode == 0 and lines, result.stdout[-2000:] + result.stderr[-4000:]
-  return json.loads(lines[-1])
+@pytest.fixture(scope='module')
+def reports(tmp_path_factory):
+  """Every case's report (or its output if it failed), keyed (algorithm, inference,
+  training). The cases run two at a time: most of each is one process starting
+  TensorFlow and tracing, on one core."""
+  cases = [(a, i, t) for a in _STEPS for i, t in SPLITS]
+  results = {}
+  for pair in (cases[:2], cases[2:]):
+    running = []
+    for case in pair:
+      logdir = tmp_path_factory.mktemp('split')
+      output = open(logdir / 'output.txt', 'w+')  # Not a pipe: nothing waits on a reader.
+      running.append((case, output, subprocess.Popen(
+          [sys.executable, '-m', 'tests.unit.device_split_run', case[0], str(case[1]),
+           str(case[2]), str(logdir), str(_STEPS[case[0]])],
+          cwd=helpers.REPO, stdout=output, stderr=subprocess.STDOUT, text=True)))
+    for case, output, process in running:
+      process.wait(timeout=600)
+      output.seek(0)
+      text = output.read()
+      output.close()
+      lines = [l for l in text.splitlines() if l.startswith('{')]
+      results[case] = json.loads(lines[-1]) if process.returncode == 0 and lines else (
+          text[-6000:])
+  return results
+
+
+def _report(reports, algorithm, inference, training):
+  report = reports[(algorithm, inference, training)]
+  assert isinstance(report, dict), report  # Otherwise the run's output.
+  return report
 
 
 def _check_every_step(report, inference, training):
@@ -41,15 +65,15 @@ def _check_every_step(report, inference, training):
 
 
 @pytest.mark.parametrize('inference,training', SPLITS)
-def test_vtrace_split_serves_and_trains_one_model(tmp_path, inference, training):
-  report = _run('vtrace', inference, training, tmp_path, steps=3)
+def test_vtrace_split_serves_and_trains_one_model(reports, inference, training):
+  report = _report(reports, 'vtrace', inference, training)
   assert len(report['steps']) == 3
   _check_every_step(report, inference, training)
 
 
 @pytest.mark.parametrize('inference,training', SPLITS)
-def test_r2d2_split_keeps_priorities_and_target_updates(tmp_path, inference, training):
-  report = _run('r2d2', inference, training, tmp_path, steps=4)
+def test_r2d2_split_keeps_priorities_and_target_updates(reports, inference, training):
+  report = _report(reports, 'r2d2', inference, training)
   _check_every_step(report, inference, training)
   # target_update_period is 2 in the run: the target is the online network after steps
   # 2 and 4, and behind it after 1 and 3.
