@@ -74,7 +74,8 @@ def test_many_tasks_one_learner_reports_every_task(tmp_path):
                    '--config.total_environment_frames=12000', *helpers.SMALL_VTRACE_FLAGS,
                    config='examples/cartpole_tasks_config.py')
   assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-  assert 'launching many_tasks: 5 nodes' in result.stdout  # 1 learner, 2 x (actor, eval).
+  # 1 learner; per task 2 actors and 1 evaluator.
+  assert 'launching many_tasks: 7 nodes' in result.stdout
   final = helpers.read_metrics(logdir)[-1]
   for task in ('CartPole-v1', 'CartPole-v0'):
     assert final[f'episodes/{task}'] > 0 and final[f'episode_return/{task}'] > 0
