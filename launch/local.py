@@ -126,17 +126,22 @@ def _enter_loopback_network():
         flush=True)
 
 
-def main(argv):
-  if len(argv) > 1:
-    raise app.UsageError(f'unexpected arguments: {argv[1:]}')
+def _config_and_program():
+  """(config, program, the program's own config keys), checked before anything starts;
+  a bad one exits with one line."""
   try:
     program_keys = program_args.config_keys(_PROGRAM.value)
     config = config_args.load(_CONFIG.value, _OVERRIDES, program_keys)
     config.logdir = os.path.abspath(_LOGDIR.value)
-    # Checks the config before anything starts.
-    program = program_args.build(config, _PROGRAM.value)
+    return config, program_args.build(config, _PROGRAM.value), program_keys
   except config_schema.ConfigError as error:
     _fail(str(error))
+
+
+def main(argv):
+  if len(argv) > 1:
+    raise app.UsageError(f'unexpected arguments: {argv[1:]}')
+  config, program, program_keys = _config_and_program()
   shape_changes, other_changes = config_args.changes_since_last_launch(config,
                                                                        program_keys)
   if shape_changes:

@@ -44,6 +44,7 @@ _EXPORTS = {
     'Algorithm': 'seed_graph.algos.base',
     'AlgorithmContext': 'seed_graph.algos.base',
     'EnvironmentSpec': 'seed_graph.algos.base',
+    'Hyperparameters': 'seed_graph.algos.hyperparameters',
     'Key': 'seed_graph.config_schema',
     'ConfigError': 'seed_graph.config_schema',
     'LearnerNode': 'seed_graph.nodes.learner_node',
