@@ -7,10 +7,14 @@ process; the replay is checkpointed into `checkpoint_dir` (None: not at all). It
 dereferences, in other nodes, to a `reverb.Client` (Launchpad's own handle).
 
 At start Reverb loads the newest complete checkpoint (it keeps only that one). One it
-cannot read (a truncated file, after a full disk) is reported by name and moved aside,
+cannot read (zeros or garbage where a write was cut short) is reported by name and moved
+aside,
 into `<checkpoint_dir>.damaged/` (Reverb would find it anywhere inside the directory),
 and any complete one before it is tried, until one loads or none is left: then the
-replay starts empty, and says so.
+replay starts empty, and says so. A file merely cut short is not always seen as damaged:
+Reverb's compressed reader takes some cut points for the end of the file and loads what
+comes before (measured: 6 of 40 checkpoints cut at half their chunks file loaded so, with
+no error), which costs the lost part, not the start.
 """
 
 import os
