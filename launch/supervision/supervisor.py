@@ -16,6 +16,9 @@ What happens to a node follows its role, declared by its type (`node_commands.RO
   its own. One more crash stops the program (exit code 1), and so do
   `max_quick_exits` exits in a row within `healthy_seconds` of starting (a crash loop:
   a bug, not a fault), naming the node and its log.
+- A learner that exits with `memory_bound.PLANNED_RESTART_EXIT_CODE` has saved and asks
+  to be started again (its memory grew: `seed_graph.memory_bound`): it is, at once, and
+  not counted.
 - A node killed by a signal from outside (SIGKILL, SIGTERM, SIGINT, SIGHUP: an operator,
   the OOM killer, a preemption) is reported as such, and an acting node killed so is
   restarted after the first back-off, not counted as a quick exit.
@@ -40,6 +43,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 from seed_graph.launch.supervision import console as console_lib
 from seed_graph.launch.supervision import node_commands
 from seed_graph.launch.supervision import node_process
+from seed_graph import memory_bound
 from seed_graph import restarts
 
 
@@ -180,6 +184,12 @@ class Supervisor:
   def _on_exit(self, node: node_process.NodeProcess, state: _NodeState, code: int):
     if node.command.role == 'learner' and code == 0:
       self._request_stop('the learner finished')
+      return
+    if node.command.role == 'learner' and code == memory_bound.PLANNED_RESTART_EXIT_CODE:
+      # It saved and asked to be started again (seed_graph.memory_bound): not a crash.
+      state.restart_at = time.time()
+      self._say(f'{node.name} restarts as planned (its memory grew); it resumes from the '
+                'checkpoint it has just written')
       return
     acting = node.command.role == 'acting'
     from_outside = code < 0 and -code in OUTSIDE_SIGNALS

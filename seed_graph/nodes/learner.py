@@ -26,6 +26,7 @@ from seed_graph import checkpoints as checkpoints_lib
 from seed_graph import envs
 from seed_graph import id_ranges
 from seed_graph import learner_tuning
+from seed_graph import memory_bound
 from seed_graph import metrics as metrics_lib
 from seed_graph import program_stop
 from seed_graph import restarts
@@ -41,11 +42,13 @@ class Learner:
   """See the module docstring. `make_algorithm(config, context, *args)` builds the
   `Algorithm` (its variables too, so a checkpoint restores into them); the shell creates
   it inside `devices.variable_scope()`. `tasks` ({name: environment ids}) adds episode
-  returns per task to the statistics (`seed_graph.task_statistics`)."""
+  returns per task to the statistics (`seed_graph.task_statistics`); `planned_restarts`
+  lets it restart when its memory grows (`seed_graph.memory_bound`)."""
 
   def __init__(self, config, make_algorithm, *algorithm_args,
                inference_port: Optional[int] = None, inference_host: str = '[::]',
-               tasks: Optional[Mapping[str, Sequence[int]]] = None):
+               tasks: Optional[Mapping[str, Sequence[int]]] = None,
+               planned_restarts: bool = False):
     self._config = config
     self._inference_port = inference_port
     self._inference_host = inference_host
@@ -101,6 +104,10 @@ class Learner:
     self._last_losses = {}
     self._metrics = self._progress = None
     self._skipped_updates = 0
+    # Only a supervised node process can restart (`memory_bound`); not a thread of local_mt.
+    self._memory = memory_bound.MemoryBound(
+        config.logging.memory_restart_percent if planned_restarts else 0.0)
+    self.restart_reason = None  # Set when the learner stops for a planned restart.
     # Weights and hyperparameters, as a population controller changes them.
     self.tuning = learner_tuning.LearnerTuning(self.algorithm, self._train_lock)
 
@@ -170,7 +177,8 @@ class Learner:
     self._last_losses = losses
 
   def _train_until_done(self) -> bool:
-    """Trains until stopped (False) or `total_environment_frames` is reached (True)."""
+    """Trains until stopped (False), `total_environment_frames` is reached (True) or,
+    at a checkpoint, a planned restart is due (False, `restart_reason` set)."""
     last_checkpoint = time.time()
     while not self.stopping():
       if self._frames >= self._config.total_environment_frames:
@@ -182,6 +190,9 @@ class Learner:
             self._config.logging.checkpoint_interval_seconds):
           self.save()
           last_checkpoint = time.time()
+          self.restart_reason = self._memory.check()
+          if self.restart_reason:
+            return False
       self._log()
     return False
 
@@ -277,7 +288,9 @@ class Learner:
       self._log(force=True)
       self._metrics.close()
       print(f'[learner] checkpoint {path}; frames={self._frames}', flush=True)
-      if finished or stop_called:
+      if self.restart_reason:
+        print(f'[learner] restarting as planned: {self.restart_reason}', flush=True)
+      elif finished or stop_called:
         reason = (f'reached total_environment_frames={self._config.total_environment_frames}'
                   if finished else 'stop() was called')
         print(f'[learner] {reason}; stopping the program', flush=True)

@@ -8,6 +8,7 @@ central inference stream.
 task); its handle dereferences, in other nodes, to a `LearnerClient` with both edges.
 """
 
+import sys
 from typing import Callable, Dict, Mapping, Optional, Sequence
 
 import courier
@@ -18,6 +19,7 @@ from launchpad.nodes.courier import node as courier_node
 import ml_collections
 
 from seed_graph import launcher_watch
+from seed_graph import memory_bound
 from seed_graph.algos import base as base_algorithm
 from seed_graph.inference import transport
 from seed_graph.nodes import control_edge
@@ -107,11 +109,12 @@ class LearnerNode(courier_node.CourierNode):
         self._address, self._inference_address, self._config.inference.keepalive_seconds))
 
   def run(self) -> None:
-    launcher_watch.watch()
+    supervised = launcher_watch.watch()  # A process of its own that a launcher restarts.
     # The inference server listens on its address's host only (loopback locally, the
     # host's private address across hosts); Courier and Reverb cannot choose.
     host, port = self._inference_address.resolve().rsplit(':', 1)
-    self._kwargs = dict(self._kwargs, inference_port=int(port), inference_host=host)
+    self._kwargs = dict(self._kwargs, inference_port=int(port), inference_host=host,
+                        planned_restarts=supervised)
     instance = self._construct_instance()  # Dereferences handles (R2D2's replay).
     # Not CourierNode.run: it would serve every public method of the learner.
     self._server = control_edge.make_server(
@@ -125,3 +128,5 @@ class LearnerNode(courier_node.CourierNode):
     finally:
       self._server.Stop()
       self._server.Join()
+    if instance.restart_reason:  # Saved; the supervisor starts this node again at once.
+      sys.exit(memory_bound.PLANNED_RESTART_EXIT_CODE)

@@ -62,6 +62,10 @@ COMMON_SCHEMA = {
         'checkpoint_interval_seconds': Key(120.0, 'Seconds between checkpoints; a stop '
                                            '(Ctrl-C, SIGTERM, the end) also saves.',
                                            positive),
+        'memory_restart_percent': Key(5.0, 'The learner restarts from a checkpoint it '
+                                      'has just written once its memory has grown this '
+                                      'much (TensorFlow 2.8 keeps ~540 B per training '
+                                      'step); 0: never.', non_negative),
     },
 }
 

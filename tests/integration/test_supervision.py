@@ -108,6 +108,25 @@ def test_killed_learner_resumes_from_its_checkpoint_and_sigterm_stops_all(launch
   assert 'stopping: SIGTERM' in helpers.launch_output(logdir)
 
 
+def test_a_learner_whose_memory_grew_restarts_from_its_checkpoint_as_planned(launch):
+  # Any growth at all (0.001%) after the first checkpoint: a planned restart at the next.
+  launcher, logdir, marker = launch(
+      ENDLESS, '--config.logging.checkpoint_interval_seconds=4',
+      '--config.logging.memory_restart_percent=0.001', *SMALL)
+  assert helpers.wait_for(
+      lambda: 'learner/0 restarts as planned' in helpers.launch_output(logdir), 180), \
+      helpers.launch_output(logdir)[-4000:]
+  first = helpers.read_metrics(logdir)[-1]
+  assert helpers.wait_for(
+      lambda: helpers.read_metrics(logdir)[-1]['learner_steps'] > first['learner_steps'],
+      120), helpers.launch_output(logdir)[-4000:]
+  with open(logdir / 'logs' / 'learner_0.log') as f:
+    log = f.read()
+  assert 'restarting as planned: resident memory' in log and 'Resumed from' in log
+  assert 'restarts_learner' not in helpers.read_metrics(logdir)[-1]  # Not a crash.
+  _stop_and_check_nothing_is_left(launcher, logdir, marker, signal.SIGTERM)
+
+
 def test_a_killed_replay_comes_back_and_r2d2_training_goes_on(launch):
   launcher, logdir, marker = launch(
       ENDLESS, '--config.logging.checkpoint_interval_seconds=5',

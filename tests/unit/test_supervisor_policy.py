@@ -14,6 +14,7 @@ import psutil
 
 from seed_graph.launch.supervision import node_commands
 from seed_graph.launch.supervision import supervisor
+from seed_graph import memory_bound
 from seed_graph import restarts
 
 # A stand-in node: runs until SIGTERM (then records the time and exits 0), or exits
@@ -197,6 +198,18 @@ def test_a_learner_that_finishes_stops_the_program_cleanly(tmp_path):
   commands = [_command(tmp_path, 'learner/0', 0.5, 0), _command(tmp_path, 'actor/0')]
   assert _run(tmp_path, commands) == 0
   assert _stop_order(tmp_path) == ['actor/0']
+
+
+def test_a_planned_learner_restart_is_immediate_and_not_counted(tmp_path, capsys):
+  # A learner that exits with the planned-restart code, again and again (each time it
+  # "saved"), more often than max_restarts and max_quick_exits would allow a crash.
+  code = memory_bound.PLANNED_RESTART_EXIT_CODE
+  commands = [_command(tmp_path, 'learner/0', 0.1, code), _command(tmp_path, 'actor/0')]
+  assert _run(tmp_path, commands, stop_after=3.0) == 0
+  output = capsys.readouterr().out
+  assert output.count('learner/0 restarts as planned') >= 6  # At once, each time.
+  assert 'FAILED' not in output
+  assert restarts.read(str(tmp_path)) == {}
 
 
 def test_nodes_that_ignore_sigterm_are_killed_after_the_grace_period(tmp_path):
