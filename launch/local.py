@@ -28,6 +28,7 @@ from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
 import launchpad as lp
 
+from seed_graph import config_record
 from seed_graph import config_schema
 from seed_graph.launch.runs import config_args
 from seed_graph.launch.runs import logdir_lock
@@ -174,7 +175,7 @@ def main(argv):
           f'total_environment_frames={config.total_environment_frames}. Raise '
           'total_environment_frames to train on.', flush=True)
     return
-  config_args.write_config(config)
+  config_record.record(config)
   picture = program_graph.write(program, os.path.join(config.logdir, 'program'))[-1]
   print(f'launching {program.name}: {sum(len(n) for n in program.groups.values())} nodes, '
         f'logdir {config.logdir} (the program: {picture})', flush=True)

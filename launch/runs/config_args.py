@@ -7,8 +7,8 @@ parsed as its key's declared type); every launcher (`local`, `placement`, `host`
 `cluster`, `program_graph`) goes through it. An unknown key, a bad value or a missing
 file is a `ConfigError` of one line naming it.
 
-`write_config`: every launch records its config in `<logdir>/config.json` (an earlier
-launch's moves to `config.previous.json`); `changes_since_last_launch` compares a
+Every launch records its config in `<logdir>/config.json` (`seed_graph.config_record`;
+an earlier launch's moves to `config.previous.json`); `changes_since_last_launch` compares a
 resumed run's config with it: changed keys declared `fixed` (they shape the checkpoint
 or the replay) fail the launch, others are listed. `logdir_config` reads a run's config
 back, completed with keys declared since it was written.
@@ -22,6 +22,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 from absl import flags
 import ml_collections
 
+from seed_graph import config_record
 from seed_graph import config_schema
 from seed_graph.config_schema import ConfigError
 from seed_graph.programs import registry
@@ -95,20 +96,12 @@ def make_logdir(logdir: str) -> None:
     raise ConfigError(f'--logdir={logdir}: is not writable')
 
 
-def write_config(config: ml_collections.ConfigDict) -> None:
-  path = os.path.join(config.logdir, 'config.json')
-  if os.path.exists(path):
-    os.replace(path, os.path.join(config.logdir, 'config.previous.json'))
-  with open(path, 'w') as f:
-    f.write(config.to_json(indent=2) + '\n')
-
-
 def changes_since_last_launch(config: ml_collections.ConfigDict,
                               program_keys: Optional[config_schema.Schema] = None
                               ) -> Tuple[List[str], List[str]]:
   """(changes a checkpoint cannot take, other changes) against `<logdir>/config.json`,
   each 'key: old -> new'; both empty for a new logdir."""
-  path = os.path.join(config.logdir, 'config.json')
+  path = os.path.join(config.logdir, config_record.FILE)
   if not os.path.exists(path):
     return [], []
   with open(path) as f:
@@ -120,7 +113,7 @@ def changes_since_last_launch(config: ml_collections.ConfigDict,
 def logdir_config(logdir: str) -> ml_collections.ConfigDict:
   """The config a run in `logdir` was launched with (`config.json`), with every key
   declared since then at its default."""
-  path = os.path.join(logdir, 'config.json')
+  path = os.path.join(logdir, config_record.FILE)
   with open(path) as f:
     config = ml_collections.ConfigDict(json.load(f))
   config_schema.complete(config, registry.schema(config))

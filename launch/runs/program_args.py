@@ -59,6 +59,17 @@ def build(config, spec: Optional[str]) -> lp.Program:
   config's checks; ConfigError in one line if it cannot be had."""
   if not spec:
     return registry.make_program(config)
+  program = _own_program(config, spec)
+  logdirs = [os.path.abspath(node.logdir) for node in learners(program)]
+  shared = next((d for d in logdirs if logdirs.count(d) > 1), None)
+  if shared:
+    raise ConfigError(f'--program={spec}: {logdirs.count(shared)} learners share the logdir '
+                      f'{shared} (their checkpoints and metrics would mix): give each a '
+                      'config with a logdir of its own')
+  return program
+
+
+def _own_program(config, spec: str) -> lp.Program:
   function = _function(spec)
   # The learner's keys and the program's own, whoever builds the graph.
   registry.validate_config(config, config_keys(spec))

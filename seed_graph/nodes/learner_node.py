@@ -6,6 +6,8 @@ central inference stream.
 `LearnerNode(config, make_algorithm, *algorithm_args, tasks=None)` runs a
 `learner.Learner` in its process (`tasks`: {name: environment ids}, for returns per
 task); its handle dereferences, in other nodes, to a `LearnerClient` with both edges.
+Each learner has a logdir of its own (`config.logdir`); as it starts it records its
+config there if there is none yet (`seed_graph.config_record`).
 """
 
 import sys
@@ -18,6 +20,7 @@ from launchpad.launch import worker_manager
 from launchpad.nodes.courier import node as courier_node
 import ml_collections
 
+from seed_graph import config_record
 from seed_graph import launcher_watch
 from seed_graph import memory_bound
 from seed_graph.algos import base as base_algorithm
@@ -99,6 +102,11 @@ class LearnerNode(courier_node.CourierNode):
     self._inference_address = lp_address.Address(INFERENCE_PORT_NAME)
     self.allocate_address(self._inference_address)
 
+  @property
+  def logdir(self) -> str:
+    """Where this learner keeps its checkpoints, metrics and config (one learner each)."""
+    return self._config.logdir
+
   def control_address(self) -> str:
     """The control edge's `host:port` (once the program's addresses are bound), for a
     launcher's own calls such as `get_stats`."""
@@ -110,6 +118,7 @@ class LearnerNode(courier_node.CourierNode):
 
   def run(self) -> None:
     supervised = launcher_watch.watch()  # A process of its own that a launcher restarts.
+    config_record.record_if_absent(self._config)  # A member's logdir: evaluable alone.
     # The inference server listens on its address's host only (loopback locally, the
     # host's private address across hosts); Courier and Reverb cannot choose.
     host, port = self._inference_address.resolve().rsplit(':', 1)

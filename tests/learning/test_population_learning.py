@@ -2,7 +2,7 @@
 of two V-trace learners on CartPole, launched with `--program`, whose best member
 reaches the single learner's target within the single learner's frame budget
 (tests/learning/test_learning.py), with the controller having copied members on the
-way."""
+way; a member's checkpoint is then evaluated by `launch.eval` from its own logdir."""
 
 import json
 
@@ -30,3 +30,7 @@ def test_a_population_of_two_reaches_the_single_learners_target(tmp_path):
                  default=0)
     assert loaded == taken, (k, loaded, taken)
     assert helpers.latest_checkpoint(member)  # Each member saved when stopped.
+  # A member's logdir is a run of its own for launch.eval: its learner recorded its config.
+  result, summary = helpers.run_eval(members[1], '--episodes=2')
+  assert summary, result.stdout[-2000:] + result.stderr[-2000:]
+  assert summary['checkpoint'].endswith(helpers.latest_checkpoint(members[1]))

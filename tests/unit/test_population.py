@@ -11,7 +11,9 @@ import pytest
 
 from examples import population
 from examples import population_controller as controller_lib
+from seed_graph import config_record
 from seed_graph.config_schema import ConfigError
+from seed_graph.launch import eval as eval_lib
 from seed_graph.launch.runs import config_args
 from seed_graph.launch.runs import program_args
 from seed_graph.nodes import learner_node
@@ -70,6 +72,30 @@ def test_the_program_has_a_learner_and_actors_per_member_and_one_controller(tmp_
   # Initial hyperparameters: drawn within `spread` of the config's, each member its own.
   rates = [m.learner.learning_rate / config.learner.learning_rate for m in members]
   assert all(0.5 <= r <= 2.0 for r in rates) and len(set(rates)) == 3
+
+
+def test_learners_that_share_a_logdir_are_refused_before_launch(tmp_path, monkeypatch):
+  config = config_args.load(_CONFIG, ['population.size=2'],
+                            program_args.config_keys(_PROGRAM))
+  config.logdir = str(tmp_path)
+  one_logdir = population.member_config
+  monkeypatch.setattr(population, 'member_config',
+                      lambda config, k: one_logdir(config, 0))  # A bug of one's own.
+  with pytest.raises(ConfigError, match=r'^--program=examples.population:make_program: 2 '
+                                        r'learners share the logdir .*member_0 '):
+    program_args.build(config, _PROGRAM)
+
+
+def test_a_member_records_its_config_in_its_own_logdir_for_launch_eval(tmp_path):
+  config = config_args.load(_CONFIG, ['population.size=2'],
+                            program_args.config_keys(_PROGRAM))
+  config.logdir = str(tmp_path)
+  member = population.member_config(config, 1)
+  assert config_record.record_if_absent(member)  # What its learner node does first.
+  assert not config_record.record_if_absent(member)  # Once.
+  loaded = eval_lib.load_config(member.logdir)  # launch.eval --logdir=<logdir>/member_1
+  assert loaded.logdir == member.logdir and loaded.seed == member.seed
+  assert loaded.learner.learning_rate == member.learner.learning_rate
 
 
 class _StandIn:
