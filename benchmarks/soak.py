@@ -13,8 +13,11 @@ Launches `python -m seed_graph.launch.local` (local_mp, supervised) on `--config
 `--actors` actors (0: the config's `actors.num`) and no end of frames, samples the
 resident memory (RSS) of each node process every `--sample_seconds`, then sends Ctrl-C
 (SIGINT) and times the stop. Reports, per node, RSS at minute 5 (half the run if it is
-shorter) and at the end and the growth between them (the target: under 10% per
-process), the peak RSS of each node and of all of them together, the frames trained and
+shorter) and at the end, the growth between them, the slope of its RSS from minute 5,
+how often the node was replaced (a new pid: a planned restart or a crash), and its growth
+projected to 24 hours (the target: under 10% per process): the slope carried on, or, for
+a node replaced in the window, since each replacement starts it afresh, the highest it
+reached over its RSS at minute 5. Also the peak RSS of each node and of all of them together, the frames trained and
 frames/s, the learner steps, the replay's size (R2D2), the stop time, whether a final
 checkpoint was written, whether any process was left behind, and the launcher's lines
 that name an error. Sampling ends early if the program ends by itself. Writes every
@@ -52,28 +55,69 @@ _OVERRIDES = []  # The KEY=VALUE of every --config.KEY=VALUE, in order.
 _BASE_MINUTE = 5.0
 
 
-def node_rss(launcher: psutil.Process) -> dict:
-  """RSS in MiB of the launcher and each node process (by node name)."""
+def node_rss(launcher: psutil.Process) -> tuple:
+  """RSS in MiB of the launcher and each node process (by node name), and their pids."""
   rss = {'launcher': launcher.memory_info().rss / 2**20}
+  pids = {'launcher': launcher.pid}
   for child in launcher.children(recursive=True):
     try:
       name = child.environ().get(node_process.NODE_NAME_VARIABLE)
       if name:
         rss[name] = child.memory_info().rss / 2**20
+        pids[name] = child.pid
     except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
       pass
-  return rss
+  return rss, pids
 
 
 def growth_report(samples, base_minute: float) -> dict:
-  """Per process: RSS at the first sample from `base_minute` on, at the last, growth %."""
+  """Per process, from the first sample at `base_minute` on: RSS then and at the end, the
+  growth between them, the slope of its RSS, how often it was replaced (a planned or
+  crash restart: a new pid), and its growth projected over 24 hours."""
   base_minute = min(base_minute, samples[-1]['minute'] / 2)  # Short trial runs.
-  base = next(s for s in samples if s['minute'] >= base_minute)
-  last = samples[-1]
-  return {name: {'rss_mib_base': round(base['rss'][name], 1),
-                 'rss_mib_end': round(last['rss'][name], 1),
-                 'growth_percent': round(100 * (last['rss'][name] / base['rss'][name] - 1), 1)}
-          for name in sorted(last['rss']) if name in base['rss']}
+  window = [s for s in samples if s['minute'] >= base_minute]
+  report = {}
+  for name in sorted(window[-1]['rss']):
+    if name not in window[0]['rss']:
+      continue
+    base = window[0]['rss'][name]
+    report[name] = {'rss_mib_base': round(base, 1),
+                    'rss_mib_end': round(window[-1]['rss'][name], 1),
+                    'growth_percent': round(100 * (window[-1]['rss'][name] / base - 1), 1),
+                    **projection(name, window, base)}
+  return report
+
+
+def projection(name: str, window, base: float) -> dict:
+  """The slope (MiB/hour) of `name`'s RSS in its longest stretch as one process, and its
+  growth over `base` projected to 24 hours: that slope carried on, or, if the process was
+  replaced in the window (its growth restarts from the start), the highest it reached."""
+  stretches, pid = [], None
+  for sample in window:
+    if name not in sample['rss']:
+      continue
+    if sample.get('pids', {}).get(name) != pid or not stretches:
+      stretches.append([])
+      pid = sample.get('pids', {}).get(name)
+    stretches[-1].append((sample['minute'] / 60, sample['rss'][name]))
+  longest = max(stretches, key=len)
+  slope = _least_squares_slope(longest)
+  if len(stretches) > 1:
+    peak = max(rss for stretch in stretches for _, rss in stretch)
+    projected = 100 * (peak / base - 1)
+  else:
+    projected = 100 * slope * 24 / base
+  return {'slope_mib_per_hour': round(slope, 2), 'replaced': len(stretches) - 1,
+          'projected_24h_percent': round(projected, 1)}
+
+
+def _least_squares_slope(points) -> float:
+  if len(points) < 2:
+    return 0.0
+  mean_x = sum(x for x, _ in points) / len(points)
+  mean_y = sum(y for _, y in points) / len(points)
+  spread = sum((x - mean_x) ** 2 for x, _ in points)
+  return sum((x - mean_x) * (y - mean_y) for x, y in points) / spread if spread else 0.0
 
 
 def peaks(samples) -> dict:
@@ -98,11 +142,16 @@ def _rates(logdir: str) -> dict:
         except ValueError:
           pass  # A line cut short.
   last = metrics_lib.last_record(logdir) or {}
-  span = records[-1]['wall_time'] - records[0]['wall_time'] if len(records) > 1 else 0
+  # `wall_time` counts from its learner process's start: a restarted learner's records
+  # start a new stretch.
+  frames = span = 0.0
+  for before, after in zip(records, records[1:]):
+    if after['wall_time'] > before['wall_time']:
+      frames += after['frames'] - before['frames']
+      span += after['wall_time'] - before['wall_time']
   return {
       'frames': last.get('frames', 0), 'learner_steps': last.get('learner_steps', 0),
-      'frames_per_second': round((records[-1]['frames'] - records[0]['frames']) / span, 1)
-                           if span else None,
+      'frames_per_second': round(frames / span, 1) if span else None,
       'episode_return': last.get('episode_return'), 'replay_size': last.get('replay_size'),
       'sequences_written': last.get('sequences_written')}
 
@@ -126,11 +175,11 @@ def main(argv):
     while time.time() - start < _MINUTES.value * 60 and launcher.poll() is None:
       time.sleep(_SAMPLE_SECONDS.value)
       try:
-        rss = node_rss(process)
+        rss, pids = node_rss(process)
         nodes = process.children(recursive=True)
       except psutil.NoSuchProcess:
         break  # The launcher ended (the run ended, or failed).
-      samples.append({'minute': (time.time() - start) / 60, 'rss': rss})
+      samples.append({'minute': (time.time() - start) / 60, 'rss': rss, 'pids': pids})
       print(f"minute {samples[-1]['minute']:.1f}: " + ', '.join(
           f'{k}={v:.0f}' for k, v in sorted(samples[-1]['rss'].items())), flush=True)
     ended_by_itself = launcher.poll() is not None

@@ -134,6 +134,8 @@ def test_soak(tmp_path):
   assert set(result['peak']['rss_mib_by_node']) == {'launcher', 'learner/0', 'actor/0'}
   assert result['peak']['total_rss_mib'] > 0
   assert set(result['rss_from_minute_5']) == {'launcher', 'learner/0', 'actor/0'}
+  for node in result['rss_from_minute_5'].values():  # Nothing was replaced in the run.
+    assert node['replaced'] == 0 and isinstance(node['projected_24h_percent'], float)
   with open(tmp_path / 'soak.json') as f:
     assert len(json.load(f)['samples']) == result['samples'] > 0
 
