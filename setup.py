@@ -43,5 +43,5 @@ setuptools.setup(
         'psutil',
         'tensorflow==2.8.4',
     ],
-    extras_require={'test': ['pytest', 'hypothesis']},
+    extras_require={'test': ['pytest', 'pytest-xdist', 'hypothesis']},
 )

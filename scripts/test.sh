@@ -10,13 +10,26 @@
 # `bash scripts/test.sh -m unit` or `bash scripts/test.sh -k resumes`.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+phase_start=$SECONDS
+# Says how long the step before took (docs/testing.md quotes these).
+took() {
+  echo "test.sh: $1 took $((SECONDS - phase_start)) s" >&2
+  phase_start=$SECONDS
+}
 bash "$repo/scripts/setup_env.sh"
 bash "$repo/scripts/install_football.sh" "$repo/.venv/bin/python"
 cd "$repo"
 if [[ $# -gt 0 ]]; then
   exec .venv/bin/python -m pytest -v -p no:cacheprovider tests "$@"
 fi
+took "setting up .venv"
 bash scripts/bazel_test.sh
+took "the unit tier (Bazel)"
 .venv/bin/python -m pytest -v -p no:cacheprovider --durations=25 tests/integration tests/learning
+took "the integration and learning tiers"
 bash scripts/setup_env.sh --python=3.8
-.venv38/bin/python -m pytest -v -p no:cacheprovider tests/unit
+took "setting up .venv38"
+# Two workers, each taking whole files (module fixtures stay in one process).
+.venv38/bin/python -m pytest -v -p no:cacheprovider -n 2 --dist loadfile tests/unit
+took "the unit tier (Python 3.8)"
+echo "test.sh: every tier passed in $SECONDS s" >&2
