@@ -9,22 +9,25 @@ import time
 from seed_graph import launcher_watch
 
 # A stand-in node: starts the watch, reports, then sleeps until stopped. With 'stuck' it
-# ignores SIGTERM, as a node whose stop hangs would; with 'talk' it says so on SIGTERM.
-# Its stop deadline is 8 s: on a loaded machine (the suite runs two tiers at once) a
-# node's exit, interpreter shutdown included, has taken more than 3.
+# ignores SIGTERM, as a node whose stop hangs would; with 'talk' it says so on SIGTERM,
+# from its main loop as Launchpad's nodes do (a handler that printed could interrupt the
+# report's own print, a reentrant write that fails). Its stop deadline is 8 s: on a
+# loaded machine a node's exit, interpreter shutdown included, has taken more than 3.
 _NODE = """
 import signal, sys, time
 from seed_graph import launcher_watch
 launcher_watch.STOP_DEADLINE_SECONDS = 8.0
+stopped = []
 if sys.argv[1] == 'stuck':
   signal.signal(signal.SIGTERM, signal.SIG_IGN)
 elif sys.argv[1] == 'talk':
-  def stop(*_):
-    print('stopping: saved', flush=True)
-    sys.exit(0)
-  signal.signal(signal.SIGTERM, stop)
+  signal.signal(signal.SIGTERM, lambda *_: stopped.append(True))
 print(launcher_watch.watch(), flush=True)
-time.sleep(60)
+deadline = time.time() + 60
+while time.time() < deadline and not stopped:
+  time.sleep(0.05)
+if stopped:
+  print('stopping: saved', flush=True)
 """
 
 
@@ -65,7 +68,7 @@ def test_output_after_the_launchers_death_goes_to_the_node_log(tmp_path):
   node.stdout.close()  # The launcher's end of the pipe, closed as its death would.
   launcher.kill()
   launcher.wait()
-  assert node.wait(timeout=20) == 0
+  assert node.wait(timeout=20) == 0, log_path.read_text()
   log = log_path.read_text()
   assert 'launcher (pid %d) is gone' % launcher.pid in log
   assert log.rstrip().endswith('stopping: saved')
