@@ -16,10 +16,10 @@ def get_config():
   config.inference.batch_size = 32
   config.replay.capacity = 4000
   config.replay.min_size_to_sample = 64
-  config.replay.samples_per_insert = 8.0      # Each sequence sampled ~8 times: CartPole's
+  config.replay.samples_per_insert = 4.0      # Each sequence sampled ~4 times: CartPole's
   config.replay.error_buffer = 256.0          # data is cheap to reuse.
   config.replay.chunk_length = 10
-  config.learner.batch_size = 32
+  config.learner.batch_size = 16             # Small steps, often: the learner is the limit.
   config.learner.burn_in = 10
   config.learner.unroll_length = 20
   config.learner.discount = 0.99

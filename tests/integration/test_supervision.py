@@ -86,9 +86,6 @@ def test_planned_restarts_are_not_crashes_a_killed_learner_resumes_and_sigterm_s
   assert helpers.wait_for(
       lambda: 'learner/0 restarts as planned' in helpers.launch_output(logdir), 180), \
       helpers.launch_output(logdir)[-4000:]
-  with open(logdir / 'logs' / 'learner_0.log') as f:
-    log = f.read()
-  assert 'restarting as planned: resident memory' in log and 'Resumed from' in log
 
   def learner_steps():
     metrics = helpers.read_metrics(logdir)
@@ -96,6 +93,9 @@ def test_planned_restarts_are_not_crashes_a_killed_learner_resumes_and_sigterm_s
   steps_at_planned_restart = learner_steps()
   assert helpers.wait_for(lambda: learner_steps() > steps_at_planned_restart, 120), \
       helpers.launch_output(logdir)[-4000:]
+  with open(logdir / 'logs' / 'learner_0.log') as f:
+    log = f.read()  # Read once the restarted learner trains: it has said where it resumed.
+  assert 'restarting as planned: resident memory' in log and 'Resumed from' in log
   assert 'restarts_learner' not in helpers.read_metrics(logdir)[-1]  # Not a crash.
 
   learner = helpers.node_processes(marker)['learner/0']

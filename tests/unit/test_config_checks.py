@@ -223,7 +223,7 @@ def test_print_config_shows_overrides_and_launches_nothing(tmp_path):
     ({'learner.inference_devices': -1, 'learner.training_devices': 1},
      'learner.inference_devices: must be >= 0'),
     ({'learner.inference_devices': 1, 'learner.training_devices': 3},
-     'learner.batch_size: 32 does not split evenly over learner.training_devices=3'),
+     'does not split evenly over learner.training_devices=3'),  # learner.batch_size: 32 (V-trace), 16 (R2D2)
     ({'learner.inference_devices': 1, 'learner.training_devices': 1,
       'learner.training_strategy': 'multiworker'}, 'learner.training_strategy: expected'),
     ({'learner.inference_devices': 32, 'learner.training_devices': 64}, 'more than 64'),
