@@ -60,13 +60,26 @@ def build(config, spec: Optional[str]) -> lp.Program:
   if not spec:
     return registry.make_program(config)
   program = _own_program(config, spec)
-  logdirs = [os.path.abspath(node.logdir) for node in learners(program)]
-  shared = next((d for d in logdirs if logdirs.count(d) > 1), None)
-  if shared:
-    raise ConfigError(f'--program={spec}: {logdirs.count(shared)} learners share the logdir '
-                      f'{shared} (their checkpoints and metrics would mix): give each a '
-                      'config with a logdir of its own')
+  for line in give_each_learner_a_logdir(program):
+    print(line, flush=True)
   return program
+
+
+def give_each_learner_a_logdir(program: lp.Program) -> List[str]:
+  """A learner whose logdir an earlier learner of the program already has (two learners
+  built from one config) gets `<that logdir>/learner_<k>`, k its place among the
+  program's learners, so that checkpoints and metrics never mix; the same on every host,
+  since the program order is. Returns a line per learner moved."""
+  taken, moved = set(), []
+  for k, node in enumerate(learners(program)):
+    logdir = os.path.abspath(node.logdir)
+    if logdir in taken:
+      node.use_logdir(os.path.join(node.logdir, f'learner_{k}'))
+      moved.append(f'learner {k} shares the logdir {logdir} with an earlier learner: it '
+                   f'writes to {node.logdir} instead')
+      logdir = os.path.abspath(node.logdir)
+    taken.add(logdir)
+  return moved
 
 
 def _own_program(config, spec: str) -> lp.Program:

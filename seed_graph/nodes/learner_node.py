@@ -6,10 +6,12 @@ central inference stream.
 `LearnerNode(config, make_algorithm, *algorithm_args, tasks=None)` runs a
 `learner.Learner` in its process (`tasks`: {name: environment ids}, for returns per
 task); its handle dereferences, in other nodes, to a `LearnerClient` with both edges.
-Each learner has a logdir of its own (`config.logdir`); as it starts it records its
-config there if there is none yet (`seed_graph.config_record`).
+Each learner has a logdir of its own (`config.logdir`; `use_logdir` moves it before
+launch); as it starts it records its config there if there is none yet
+(`seed_graph.config_record`).
 """
 
+import copy
 import sys
 from typing import Callable, Dict, Mapping, Optional, Sequence
 
@@ -98,14 +100,25 @@ class LearnerNode(courier_node.CourierNode):
                tasks: Optional[Mapping[str, Sequence[int]]] = None):
     super().__init__(learner.Learner, config, make_algorithm, *algorithm_args,
                      tasks=tasks)
-    self._config = config
     self._inference_address = lp_address.Address(INFERENCE_PORT_NAME)
     self.allocate_address(self._inference_address)
 
   @property
+  def config(self) -> ml_collections.ConfigDict:
+    """The config this learner is built with."""
+    return self._args[0]
+
+  @property
   def logdir(self) -> str:
     """Where this learner keeps its checkpoints, metrics and config (one learner each)."""
-    return self._config.logdir
+    return self.config.logdir
+
+  def use_logdir(self, logdir: str) -> None:
+    """Points this learner, before launch, at `logdir` (a copy of its config: another
+    node may hold the same config object)."""
+    config = copy.deepcopy(self.config)
+    config.logdir = logdir
+    self._args = (config,) + tuple(self._args[1:])
 
   def control_address(self) -> str:
     """The control edge's `host:port` (once the program's addresses are bound), for a
@@ -114,11 +127,11 @@ class LearnerNode(courier_node.CourierNode):
 
   def create_handle(self) -> LearnerHandle:
     return self._track_handle(LearnerHandle(
-        self._address, self._inference_address, self._config.inference.keepalive_seconds))
+        self._address, self._inference_address, self.config.inference.keepalive_seconds))
 
   def run(self) -> None:
     supervised = launcher_watch.watch()  # A process of its own that a launcher restarts.
-    config_record.record_if_absent(self._config)  # A member's logdir: evaluable alone.
+    config_record.record_if_absent(self.config)  # A member's logdir: evaluable alone.
     # The inference server listens on its address's host only (loopback locally, the
     # host's private address across hosts); Courier and Reverb cannot choose.
     host, port = self._inference_address.resolve().rsplit(':', 1)

@@ -74,16 +74,19 @@ def test_the_program_has_a_learner_and_actors_per_member_and_one_controller(tmp_
   assert all(0.5 <= r <= 2.0 for r in rates) and len(set(rates)) == 3
 
 
-def test_learners_that_share_a_logdir_are_refused_before_launch(tmp_path, monkeypatch):
-  config = config_args.load(_CONFIG, ['population.size=2'],
+def test_learners_that_share_a_logdir_get_one_each_before_launch(tmp_path, monkeypatch):
+  config = config_args.load(_CONFIG, ['population.size=3'],
                             program_args.config_keys(_PROGRAM))
   config.logdir = str(tmp_path)
-  one_logdir = population.member_config
+  shared = population.member_config(config, 0)
   monkeypatch.setattr(population, 'member_config',
-                      lambda config, k: one_logdir(config, 0))  # A bug of one's own.
-  with pytest.raises(ConfigError, match=r'^--program=examples.population:make_program: 2 '
-                                        r'learners share the logdir .*member_0 '):
-    program_args.build(config, _PROGRAM)
+                      lambda config, k: shared)  # One config object for every learner.
+  program = program_args.build(config, _PROGRAM)
+  logdirs = [node.logdir for node in program_args.learners(program)]
+  assert logdirs == [shared.logdir, os.path.join(shared.logdir, 'learner_1'),
+                     os.path.join(shared.logdir, 'learner_2')]
+  assert shared.logdir == str(tmp_path / 'member_0')  # The shared object is untouched.
+  assert [node.config.seed for node in program_args.learners(program)] == [shared.seed] * 3
 
 
 def test_a_member_records_its_config_in_its_own_logdir_for_launch_eval(tmp_path):
