@@ -17,10 +17,10 @@ shorter) and at the end, the growth between them, the slope of its RSS from minu
 how often the node was replaced (a new pid: a planned restart or a crash), and its growth
 projected to 24 hours (the target: under 10% per process): the slope carried on, or, for
 a node replaced in the window, since each replacement starts it afresh, the highest it
-reached over its RSS at minute 5. Also the peak RSS of each node and of all of them together, the frames trained and
-frames/s, the learner steps, the replay's size (R2D2), the stop time, whether a final
-checkpoint was written, whether any process was left behind, and the launcher's lines
-that name an error. Sampling ends early if the program ends by itself. Writes every
+reached over its RSS at minute 5. Also the peak RSS of each node and of all of them
+together, the frames trained and frames/s, the learner steps, the replay's size (R2D2),
+the stop time, whether a final checkpoint was written, whether any process was left
+behind, and the launcher's lines that name an error. Sampling ends early if the program ends by itself. Writes every
 sample to `--out` as JSON; prints one JSON line.
 """
 

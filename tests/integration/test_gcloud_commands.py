@@ -33,34 +33,34 @@ def _gcloud_commands(*args):
           if line.startswith('gcloud ')]
 
 
+def _refusal(home, command):
+  """gcloud's refusal of `command`, or None if its parser accepted it. Each command has
+  its own home and configuration: gcloud writes both (ssh keys, databases)."""
+  (home / 'config').mkdir(parents=True)
+  env = dict(os.environ, HOME=str(home), CLOUDSDK_CONFIG=str(home / 'config'),
+             CLOUDSDK_CORE_CHECK_GCE_METADATA='false',
+             CLOUDSDK_CORE_DISABLE_USAGE_REPORTING='true',
+             CLOUDSDK_CORE_DISABLE_PROMPTS='true')
+  result = subprocess.run(['unshare', '--net', *command], env=env, capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL, timeout=120)
+  if _ACCEPTED not in result.stderr:
+    return f'{shlex.join(command)}\n  -> {result.stderr.strip()[:500]}'
+  return None
+
+
 def test_the_cloud_cli_parses_every_command_of_the_cluster_launcher(tmp_path):
   if not shutil.which('gcloud'):
     pytest.skip('the Google Cloud CLI (gcloud) is not installed')
   if subprocess.run(['unshare', '--net', 'true'], capture_output=True).returncode:
     pytest.skip('no network namespace to be had here (unshare --net needs root)')
-  # Two at a time: each is mostly a Python start-up on one core.
-  pool = futures.ThreadPoolExecutor(max_workers=2)
   launches = [_UP, [*_UP, '--spot'], [*_UP, '--restart_host=cpu1'],
               *[[verb, *_WHERE] for verb in ('status', 'logs', 'stop', 'down')]]
-  commands = [c for listed in pool.map(lambda args: _gcloud_commands(*args), launches)
-              for c in listed]
-  commands = list({shlex.join(c): c for c in commands}.values())  # Each once.
-  assert len(commands) >= 20
-
-  def refusal(index_and_command):
-    index, command = index_and_command
-    # Each command its own home and configuration: gcloud writes both (keys, databases).
-    home = tmp_path / f'home{index}'
-    (home / 'config').mkdir(parents=True)
-    env = dict(os.environ, HOME=str(home), CLOUDSDK_CONFIG=str(home / 'config'),
-               CLOUDSDK_CORE_CHECK_GCE_METADATA='false',
-               CLOUDSDK_CORE_DISABLE_USAGE_REPORTING='true',
-               CLOUDSDK_CORE_DISABLE_PROMPTS='true')
-    result = subprocess.run(['unshare', '--net', *command], env=env, capture_output=True,
-                            text=True, stdin=subprocess.DEVNULL, timeout=120)
-    if _ACCEPTED not in result.stderr:
-      return f'{shlex.join(command)}\n  -> {result.stderr.strip()[:500]}'
-    return None
-  with pool:
-    refused = [r for r in pool.map(refusal, enumerate(commands)) if r]
+  # Two at a time: each is mostly a Python start-up on one core.
+  with futures.ThreadPoolExecutor(max_workers=2) as pool:
+    commands = [c for listed in pool.map(lambda args: _gcloud_commands(*args), launches)
+                for c in listed]
+    commands = list({shlex.join(c): c for c in commands}.values())  # Each once.
+    assert len(commands) >= 20
+    refused = [r for r in pool.map(_refusal, [tmp_path / f'home{i}' for i in
+                                              range(len(commands))], commands) if r]
   assert not refused, '\n'.join(refused)
