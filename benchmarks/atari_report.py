@@ -51,8 +51,9 @@ def read_run(logdir: str) -> Optional[dict]:
       'game': game, 'seed': suite['seed'], 'config': suite['config'],
       'overrides': suite['overrides'],
       'commit': ', '.join(dict.fromkeys(l['commit'] for l in suite['launches'])),
-      'budget': suite['frames'], 'frames': int(frames[-1]),
-      'final_return': curves['return'][-1],
+      'budget': suite['frames'], 'budget_changes': suite.get('budget_changes', []),
+      'frames': int(frames[-1]),
+      'final_return': next((r for r in reversed(curves['return']) if r is not None), None),
       'wall_clock_seconds': round(seconds),
       'frames_per_second': round(frames[-1] / seconds) if seconds else None,
       'frames_to_anchor': None if at_anchor is None else int(frames[at_anchor]),
@@ -87,11 +88,14 @@ def _page(finished: List[dict], unfinished: List[dict]) -> str:
            'The anchor: CleanRL\'s `ppo_atari.py` (3 seeds, 40M frames, its documentation\'s '
            '`docs/rl-algorithms/ppo.md`) and openai/baselines\' PPO, on the protocol of '
            '`configs/atari_cleanrl_vtrace.py`. Final return: the mean of the last 100 '
-           'whole games (all lives) at the run\'s last record; "to anchor": the first '
-           'record whose mean reaches CleanRL\'s mean. Wall-clock counts the learner\'s '
-           'running time (a resumed run\'s segments added up).', '',
-           '| game | seeds | final return | CleanRL PPO | baselines PPO | frames to anchor '
-           '| wall-clock to anchor | training frames/s |', '| --- ' * 8 + '|']
+           'whole games (all lives) at the run\'s last record that has one; "to anchor": '
+           'the first record whose mean reaches CleanRL\'s mean. Wall-clock counts the '
+           'learner\'s running time (a resumed run\'s segments added up). The learning '
+           'rate decays linearly to 0 at a run\'s budget: a run whose budget changed says '
+           'so.', '',
+           '| game | seeds | budget | final return | CleanRL PPO (40M) | baselines PPO (40M) '
+           '| frames to anchor | wall-clock to anchor | training frames/s |',
+           '| --- ' * 9 + '|']
   for game in sorted({run['game'] for run in finished}):
     runs = [run for run in finished if run['game'] == game]
     anchor = ANCHORS.get(game)
@@ -100,7 +104,9 @@ def _page(finished: List[dict], unfinished: List[dict]) -> str:
         f'{run["frames_to_anchor"] / 1e6:.1f}M' for run in reached)) if reached else 'none'
     clock = ', '.join(_hours(run['wall_clock_to_anchor_seconds']) for run in reached) or '-'
     fps = statistics.median(run['frames_per_second'] or 0 for run in runs)
-    lines.append(f'| {game} | {len(runs)} | {_mean_std(r["final_return"] for r in runs)} '
+    budgets = ', '.join(f'{b / 1e6:g}M' for b in sorted({run['budget'] for run in runs}))
+    lines.append(f'| {game} | {len(runs)} | {budgets} '
+                 f'| {_mean_std(r["final_return"] for r in runs)} '
                  f'| {"-" if not anchor else f"{anchor[0]:,.2f} ± {anchor[1]:,.2f}"} '
                  f'| {"-" if not anchor else f"{anchor[2]:,.2f} ± {anchor[3]:,.2f}"} '
                  f'| {to_anchor} | {clock} | {fps:,.0f} |')
@@ -112,6 +118,8 @@ def _page(finished: List[dict], unfinished: List[dict]) -> str:
             'config and overrides |', '| --- ' * 8 + '|']
   for run in finished + unfinished:
     state = '' if run in finished else f' of {run["budget"] / 1e6:g}M (unfinished)'
+    state += ''.join(f'; budget {c["from"] / 1e6:g}M until {c["at_frames"] / 1e6:.2f}M, '
+                     f'then {c["to"] / 1e6:g}M' for c in run['budget_changes'])
     final = '-' if run['final_return'] is None else f'{run["final_return"]:,.2f}'
     lines.append(f'| {run["game"]} | {run["seed"]} | {run["frames"] / 1e6:.2f}M{state} | '
                  f'{final} | {_hours(run["wall_clock_seconds"])} | '

@@ -16,7 +16,9 @@ Runs one training at a time (`python -m seed_graph.launch.local`, output in
 `total_environment_frames` set. A run that has reached the budget is skipped; one that
 was interrupted (Ctrl-C here stops the current run in order, saving) resumes from its
 checkpoint the next time, so the suite can be run again until it is complete. Each
-launch appends the checkout's commit to `<run>/suite.json`.
+launch appends the checkout's commit to `<run>/suite.json`, and a run resumed with a
+different `--frames` records the change there (the learning rate decays linearly to 0 at
+the budget, so the page shows it beside the run).
 
 After every run, and alone with `--report_only`, `benchmarks.atari_report` writes
 `<output_dir>/atari.md`, `atari.json` and `atari.png` from every run under `--root`.
@@ -64,7 +66,12 @@ def _record_launch(logdir: str, game: str, seed: int) -> None:
             'frames': _FRAMES.value, 'launches': []}
   if os.path.exists(path):
     with open(path) as f:
-      record = dict(json.load(f), frames=_FRAMES.value)
+      record = json.load(f)
+    if record['frames'] != _FRAMES.value:  # The learning rate's decay follows the budget.
+      record.setdefault('budget_changes', []).append(
+          {'at_frames': atari_report.frames_trained(logdir), 'from': record['frames'],
+           'to': _FRAMES.value})
+      record['frames'] = _FRAMES.value
   record['launches'].append({'commit': _commit(), 'time': time.strftime('%Y-%m-%d %H:%M')})
   with open(path, 'w') as f:
     json.dump(record, f, indent=1)

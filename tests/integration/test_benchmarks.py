@@ -178,22 +178,31 @@ def test_football_academy(tmp_path):
 def test_atari_suite(tmp_path):
   helpers.needs('ale_py')
   root, output = tmp_path / 'runs', tmp_path / 'results'
-  suite = ('atari_suite', '--games=Pong', '--seeds=3', '--frames=20000', f'--root={root}',
+  suite = ('atari_suite', '--games=Pong', '--seeds=3', f'--root={root}',
            f'--output_dir={output}', '--config.actors.num=1',
            '--config.actors.env_batch_size=4', '--config.evaluators.num=0',
            '--config.learner.batch_size=4', '--config.learner.minibatches=2',
            '--config.logging.interval_seconds=1')
+  # A budget, then the run resumed to a larger one: the change is on the page.
+  run_benchmark(*suite, '--frames=20000')
+  with open(output / 'atari.json') as f:
+    (first,) = json.load(f)['runs']
+  suite += ('--frames=24000',)
   run_benchmark(*suite)
   with open(output / 'atari.json') as f:
     (run,) = json.load(f)['runs']
-  assert (run['game'], run['seed'], run['budget']) == ('Pong', 3, 20000)
-  assert run['frames'] >= 20000 and run['wall_clock_seconds'] > 0
+  assert (run['game'], run['seed'], run['budget']) == ('Pong', 3, 24000)
+  assert run['frames'] >= 24000 and run['wall_clock_seconds'] > 0
   assert -21 <= run['final_return'] <= 21 and run['frames_to_anchor'] is None
   assert run['config'] == 'configs/atari_cleanrl_vtrace.py' and run['commit']
+  assert run['budget_changes'] == [
+      {'at_frames': first['frames'], 'from': 20000, 'to': 24000}]
+  assert run['wall_clock_seconds'] > first['wall_clock_seconds']
   page = (output / 'atari.md').read_text()
-  assert '| Pong | 1 |' in page and (output / 'atari.png').stat().st_size > 0
+  assert '| Pong | 1 | 0.024M |' in page and (output / 'atari.png').stat().st_size > 0
+  assert f'budget 0.02M until {first["frames"] / 1e6:.2f}M, then 0.024M' in page
   # A complete run is not trained again; the report is written again.
   out = run_benchmark(*suite)
   assert 'Pong seed 3: complete' in out
   with open(root / 'Pong' / 'seed3' / 'suite.json') as f:
-    assert len(json.load(f)['launches']) == 1
+    assert len(json.load(f)['launches']) == 2
