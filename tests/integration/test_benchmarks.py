@@ -201,6 +201,8 @@ def test_atari_suite(tmp_path):
   page = (output / 'atari.md').read_text()
   assert '| Pong | 1 | 0.024M |' in page and (output / 'atari.png').stat().st_size > 0
   assert f'budget 0.02M until {first["frames"] / 1e6:.2f}M, then 0.024M' in page
+  assert ('atari_suite --config=configs/atari_cleanrl_vtrace.py --games=Pong --seeds=3 '
+          '--frames=24000 --config.actors.num=1 ') in page  # The command for the row.
   # A complete run is not trained again; the report is written again.
   out = run_benchmark(*suite)
   assert 'Pong seed 3: complete' in out
