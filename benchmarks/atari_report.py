@@ -89,9 +89,9 @@ def _commands(runs: List[dict]) -> List[str]:
     key = (run['game'], run['budget'], run['config'], tuple(run['overrides']))
     seeds.setdefault(key, []).append(str(run['seed']))
   return [f'python -m benchmarks.atari_suite --config={config} --games={game} '
-          f'--seeds={",".join(seeds[key])} --frames={budget}'
+          f'--seeds={",".join(run_seeds)} --frames={budget}'
           + ''.join(f' --config.{override}' for override in overrides)
-          for key in sorted(seeds) for game, budget, config, overrides in [key]]
+          for (game, budget, config, overrides), run_seeds in sorted(seeds.items())]
 
 
 def _page(finished: List[dict], unfinished: List[dict]) -> str:

@@ -20,8 +20,8 @@ a node replaced in the window, since each replacement starts it afresh, the high
 reached over its RSS at minute 5. Also the peak RSS of each node and of all of them
 together, the frames trained and frames/s, the learner steps, the replay's size (R2D2),
 the stop time, whether a final checkpoint was written, whether any process was left
-behind, and the launcher's lines that name an error. Sampling ends early if the program ends by itself. Writes every
-sample to `--out` as JSON; prints one JSON line.
+behind, and the launcher's lines that name an error. Sampling ends early if the program
+ends by itself. Writes every sample to `--out` as JSON; prints one JSON line.
 """
 
 import json
