@@ -11,8 +11,9 @@ they last copied another, with a recent return), and for each of the worst
 
 Each round that changes something is a line in `<logdir>/population.jsonl`; each learner
 counts what it was given in its own metrics (`weights_loaded`, `hyperparameters_set`,
-`hyperparameter/<name>`). A learner that does not answer (restarting) is left out of the
-round. Run by `lp.PyClassNode`, which calls `run()` until the program stops.
+`hyperparameter/<name>`). A learner that does not answer (restarting, or stopped) within
+`learner_node.CONTROL_CALL_TIMEOUT_SECONDS` is left out of the round. Run by
+`lp.PyClassNode`, which calls `run()` until the program stops.
 """
 
 import json
@@ -66,6 +67,9 @@ class PopulationController:
   def _stats(self) -> List[Optional[dict]]:
     stats = []
     for k, learner in enumerate(self._learners):
+      if program_stop.stopping():  # Each call to a stopped learner waits out its timeout.
+        stats.append(None)
+        continue
       try:
         stats.append(learner.get_stats())
       except Exception as error:  # pylint: disable=broad-except

@@ -105,7 +105,11 @@ def train_until_return(logdir, target: float, frame_budget: int, *flags,
       except subprocess.TimeoutExpired:
         os.killpg(launcher.pid, signal.SIGKILL)
         launcher.wait()
-  assert launcher.returncode == 0, node_logs(logdir, ['learner/0'])
+  # Every node's log: the one that held the launcher up is not always a learner.
+  logs = os.path.join(str(logdir), 'logs')
+  names = sorted(n[:-len('.log')] for n in os.listdir(logs)) if os.path.isdir(logs) else []
+  assert launcher.returncode == 0, (f'launcher exit {launcher.returncode}\n'
+                                    + node_logs(logdir, names, tail_chars=1500))
   metrics = [m for d in learner_logdirs for m in read_metrics(d)]
   return reached, max(((m.get('episode_return') or 0.0), m['frames']) for m in metrics)
 

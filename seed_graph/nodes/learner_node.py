@@ -31,23 +31,32 @@ from seed_graph.nodes import control_edge
 from seed_graph.nodes import learner
 
 INFERENCE_PORT_NAME = 'inference'
+# A control-edge call that gets no answer within this fails (DEADLINE_EXCEEDED) instead
+# of waiting: Courier's client waits for a server to come up, and a call blocked in
+# C++ keeps Python's signal handlers from running, so a node calling a learner that had
+# already stopped never saw Ctrl-C (a population controller held the launcher 120 s).
+CONTROL_CALL_TIMEOUT_SECONDS = 30.0
 
 
 class LearnerClient:
   """What a dereferenced learner handle gives other nodes: both edges."""
 
   def __init__(self, courier_address: str, inference_address: str,
-               keepalive_seconds: float = transport.KEEPALIVE_SECONDS):
+               keepalive_seconds: float = transport.KEEPALIVE_SECONDS,
+               control_timeout_seconds: float = CONTROL_CALL_TIMEOUT_SECONDS):
     self._courier_address = courier_address
+    self._control_timeout_seconds = control_timeout_seconds
     self.inference = transport.InferenceClient(inference_address, keepalive_seconds,
                                                secret=transport.run_secret())
     self._control = None
 
   @property
   def control(self) -> courier.Client:
-    """The raw Courier client of the control edge (`get_stats()` is open)."""
+    """The raw Courier client of the control edge (`get_stats()` is open); a call
+    unanswered within `control_timeout_seconds` raises."""
     if self._control is None:
-      self._control = courier.Client(self._courier_address)
+      self._control = courier.Client(self._courier_address,
+                                     call_timeout=self._control_timeout_seconds)
     return self._control
 
   def get_stats(self) -> dict:

@@ -5,8 +5,10 @@ trains a real population)."""
 
 import json
 import os
+import time
 
 import numpy as np
+import portpicker
 import pytest
 
 from examples import population
@@ -157,3 +159,17 @@ def test_learner_clients_offer_what_the_controller_calls():
   for name in ('get_stats', 'get_weights', 'set_weights', 'get_hyperparameters',
                'set_hyperparameters'):
     assert callable(getattr(learner_node.LearnerClient, name))
+
+
+def test_a_round_with_learners_that_have_stopped_ends_within_the_call_timeout(tmp_path):
+  """Courier's client waits for a server to come up; a control-edge call must not wait
+  forever for a learner that has stopped, or the controller never sees Ctrl-C."""
+  config = config_args.load(_CONFIG, [], program_args.config_keys(_PROGRAM))
+  config.logdir = str(tmp_path)
+  gone = [learner_node.LearnerClient(f'localhost:{portpicker.pick_unused_port()}',
+                                     'localhost:1', control_timeout_seconds=1.0)
+          for _ in range(2)]
+  controller = controller_lib.PopulationController(gone, config)
+  start = time.monotonic()
+  assert controller.step() == []  # Neither answered: both left out of the round.
+  assert time.monotonic() - start < 10.0
