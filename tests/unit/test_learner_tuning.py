@@ -85,12 +85,28 @@ def test_a_changed_hyperparameter_is_what_the_next_step_uses(tmp_path):
   assert second['total_loss'] == pytest.approx(
       first['total_loss'] + (0.5 - entropy_cost) * first['entropy_loss'], rel=1e-4)
   learner.tuning.set_hyperparameters({'learning_rate': 0.01})
-  learner.algorithm.train(batch)
+  figures = learner.algorithm.train(batch)
   assert any(not np.array_equal(a, b) for a, b in zip(before, _weights(learner)))
+  assert figures['learning_rate_applied'] == pytest.approx(0.01)  # Decay is off here.
   stats = learner.get_stats()
   assert stats['hyperparameters_set'] == 3
   assert stats['hyperparameter/learning_rate'] == pytest.approx(0.01)
   assert stats['hyperparameter/entropy_cost'] == pytest.approx(0.5)
+
+
+def test_the_applied_step_size_is_the_rate_times_the_linear_decay(tmp_path):
+  rng = np.random.default_rng(3)
+  learner = _learner(tmp_path, seed=1)
+  learner.tuning.set_hyperparameters({'learning_rate': 0.02})
+  batch = _batch(learner, rng)
+  # CartPole: one frame per step; one gradient step per batch.
+  config = helpers.small_cartpole_config(tmp_path)
+  final_step = config.total_environment_frames // (
+      config.learner.batch_size * config.learner.unroll_length)
+  for step in (1, 2):
+    figures = learner.algorithm.train(batch)
+    assert figures['learning_rate_applied'] == pytest.approx(0.02 * (1 - step / final_step))
+  assert learner.get_stats()['hyperparameter/learning_rate'] == pytest.approx(0.02)
 
 
 def test_bad_input_fails_the_caller_and_changes_nothing(tmp_path):

@@ -40,11 +40,12 @@ class VTraceLearner(base.Algorithm):
                      * learner.epochs * learner.minibatches)
     self.hyperparameters = hyperparameters_lib.Hyperparameters(
         {'learning_rate': learner.learning_rate, 'entropy_cost': learner.entropy_cost})
+    self._step_size = hyperparameters_lib.ScaledLinearDecay(
+        self.hyperparameters['learning_rate'],
+        final_step if learner.learning_rate_decay else None)
     self._optimizer = tf.keras.optimizers.Adam(
-        hyperparameters_lib.ScaledLinearDecay(
-            self.hyperparameters['learning_rate'],
-            final_step if learner.learning_rate_decay else None),
-        beta_1=learner.adam_beta1, beta_2=learner.adam_beta2, epsilon=learner.adam_epsilon)
+        self._step_size, beta_1=learner.adam_beta1, beta_2=learner.adam_beta2,
+        epsilon=learner.adam_epsilon)
 
     zeros = lambda shape, dtype: tf.zeros((1,) + tuple(shape), dtype)
     self._state_template = self.agent.initial_state(1)
@@ -150,6 +151,8 @@ class VTraceLearner(base.Algorithm):
         applied = applied and bool(figures[-1]['update_applied'])
     means = {k: float(np.mean([f[k] for f in figures])) for k in figures[0]}
     means['update_applied'] = applied
+    # What Adam applies now: `hyperparameter/learning_rate` times the decay.
+    means['learning_rate_applied'] = float(self._step_size(self._optimizer.iterations))
     return means
 
   def _loss(self, steps, initial_state):
