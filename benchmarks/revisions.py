@@ -27,15 +27,14 @@ neighbouring runs share it), then a JSON line of the summary.
 
 import json
 import os
-import signal
 import statistics
 import subprocess
-import sys
 import tempfile
-import time
 
 from absl import app
 from absl import flags
+
+from benchmarks import timed_runs
 
 _BASELINE = flags.DEFINE_string('baseline', None, 'The git revision to compare against.')
 _CANDIDATE = flags.DEFINE_string('candidate', 'HEAD', 'The git revision measured.')
@@ -60,42 +59,6 @@ def export(revision: str, directory: str):
   subprocess.run(['tar', '-x', '-C', directory], input=archive, check=True)
 
 
-def launcher_module(tree: str) -> str:
-  """The local launcher of the revision in `tree`: revisions before launch/ became
-  seed_graph.launch (setup.py's package_dir) name it `launch.local`."""
-  with open(os.path.join(tree, 'setup.py')) as f:
-    mapped = "'seed_graph.launch': 'launch'" in f.read()
-  return 'seed_graph.launch.local' if mapped else 'launch.local'
-
-
-def train(tree: str, logdir: str, extra_flags) -> dict:
-  """One run of the local launcher in `tree`; its steady rates from `metrics.jsonl`."""
-  with open(logdir + '.out', 'w') as output:
-    launcher = subprocess.Popen(
-        [sys.executable, '-m', launcher_module(tree), f'--config={_CONFIG.value}',
-         f'--logdir={logdir}', '--config.total_environment_frames=10000000000',
-         *[f'--config.{override}' for override in _OVERRIDES], *extra_flags],
-        cwd=tree, stdout=output, stderr=subprocess.STDOUT)
-    time.sleep(_SECONDS.value)
-    launcher.send_signal(signal.SIGINT)  # The launcher stops its nodes in order.
-    launcher.wait(300)
-  records = []
-  if os.path.exists(os.path.join(logdir, 'metrics.jsonl')):
-    with open(os.path.join(logdir, 'metrics.jsonl')) as metrics:
-      records = [json.loads(line) for line in metrics]
-  steady = [r for r in records if r['wall_time'] >= _SKIP.value]
-  if len(steady) < 2:
-    with open(logdir + '.out', errors='replace') as f:
-      tail = f.read()[-3000:]  # The scratch directory goes when this ends.
-    raise RuntimeError(f'{logdir}: fewer than 2 records after {_SKIP.value:g} s (exit code '
-                       f'{launcher.returncode}); the launcher\'s output ends:\n{tail}')
-  first, last = steady[0], steady[-1]
-  span = last['wall_time'] - first['wall_time']
-  return {'frames_per_second': (last['frames'] - first['frames']) / span,
-          'learner_steps_per_second': (last['learner_steps'] - first['learner_steps']) / span,
-          'seconds': span}
-
-
 def main(argv):
   del argv
   with tempfile.TemporaryDirectory(prefix='seed_graph_revisions_') as scratch:
@@ -108,7 +71,10 @@ def main(argv):
     for pair in range(_PAIRS.value):
       for role in ('baseline', 'candidate'):
         extra_flags = (_BASELINE_FLAGS if role == 'baseline' else _CANDIDATE_FLAGS).value
-        result = train(trees[role], os.path.join(scratch, f'{role}{pair}'), extra_flags)
+        result = timed_runs.run_launcher(
+            trees[role], _CONFIG.value, os.path.join(scratch, f'{role}{pair}'),
+            _SECONDS.value, _SKIP.value,
+            [*[f'--config.{override}' for override in _OVERRIDES], *extra_flags])
         runs[role].append(result)
         print(json.dumps(dict(result, revision=role, pair=pair)), flush=True)
   ratios = [c['frames_per_second'] / b['frames_per_second']

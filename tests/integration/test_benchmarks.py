@@ -161,6 +161,24 @@ def test_revisions():
   assert summary['ratio'] > 0 and len(summary['pairs']) == 1
 
 
+def test_versus():
+  # The other program: a stand-in that prints CleanRL's per-iteration line 20 times a
+  # second (CleanRL is not a dependency of the project), so its rate is known.
+  other = (f'{sys.executable} -c "import time\nwhile True: print(\'SPS: 1\'); '
+           f'time.sleep(0.05)"')
+  out = run_benchmark('versus', f'--other_command={other}', '--other_frames_per_line=100',
+                      '--config=configs/cartpole_vtrace.py', '--pairs=1', '--seconds=12',
+                      '--skip_seconds=1', '--launcher_flags=--launch_type=local_mt',
+                      '--config.actors.num=1', '--config.evaluators.num=0',
+                      '--config.logging.interval_seconds=1')
+  *runs, summary = json_lines(out)
+  assert [r['side'] for r in runs] == ['seed_graph', 'other']
+  assert runs[0]['frames_per_second'] > 0 and runs[0]['learner_steps_per_second'] > 0
+  assert 1_000 <= runs[1]['frames_per_second'] <= 2_000  # 100 frames, 20 lines a second.
+  assert summary['ratio'] == pytest.approx(
+      runs[0]['frames_per_second'] / runs[1]['frames_per_second'], rel=0.01)
+
+
 def test_football_academy(tmp_path):
   helpers.needs('gfootball')
   # A target of 0: stops (Ctrl-C) at the first finished episode; max_frames caps it.

@@ -1,0 +1,101 @@
+"""What the end-to-end comparisons (`revisions`, `versus`) share: a program run for a fixed
+time, then stopped, and its steady training rate: the growth of the frames it trained on
+per second, from the end of its start-up to its last report."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from typing import Dict, List, Optional, Sequence
+
+
+def launcher_module(tree: str) -> str:
+  """The local launcher of the revision in `tree`: revisions before launch/ became
+  seed_graph.launch (setup.py's package_dir) name it `launch.local`."""
+  with open(os.path.join(tree, 'setup.py')) as f:
+    mapped = "'seed_graph.launch': 'launch'" in f.read()
+  return 'seed_graph.launch.local' if mapped else 'launch.local'
+
+
+def steady_rate(points: Sequence[tuple], skip_seconds: float) -> Optional[Dict[str, float]]:
+  """(seconds since start, frames, learner steps or None) points -> frames/s (and learner
+  steps/s) from the first point at or after `skip_seconds` to the last; None if fewer
+  than two such points."""
+  steady = [p for p in points if p[0] >= skip_seconds]
+  if len(steady) < 2 or steady[-1][0] <= steady[0][0]:
+    return None
+  (t0, f0, s0), (t1, f1, s1) = steady[0], steady[-1]
+  rate = {'frames_per_second': (f1 - f0) / (t1 - t0), 'seconds': t1 - t0}
+  if s0 is not None:
+    rate['learner_steps_per_second'] = (s1 - s0) / (t1 - t0)
+  return rate
+
+
+def _fail(what: str, output_path: str, skip_seconds: float, code) -> RuntimeError:
+  with open(output_path, errors='replace') as f:
+    tail = f.read()[-3000:]
+  return RuntimeError(f'{what}: fewer than 2 reports after {skip_seconds:g} s (exit code '
+                      f'{code}); its output ends:\n{tail}')
+
+
+def run_launcher(tree: str, config: str, logdir: str, seconds: float, skip_seconds: float,
+                 flags: Sequence[str] = ()) -> Dict[str, float]:
+  """The local launcher of the checkout in `tree` on `config` (a path inside it, total
+  frames unbounded) for `seconds`, then Ctrl-C; its steady rates from `metrics.jsonl`
+  (wall time counts from the learner's start). Output in `<logdir>.out`."""
+  with open(logdir + '.out', 'w') as output:
+    launcher = subprocess.Popen(
+        [sys.executable, '-m', launcher_module(tree), f'--config={config}',
+         f'--logdir={logdir}', '--config.total_environment_frames=10000000000', *flags],
+        cwd=tree, stdout=output, stderr=subprocess.STDOUT)
+    time.sleep(seconds)
+    launcher.send_signal(signal.SIGINT)  # The launcher stops its nodes in order.
+    launcher.wait(300)
+  records = []
+  if os.path.exists(os.path.join(logdir, 'metrics.jsonl')):
+    with open(os.path.join(logdir, 'metrics.jsonl')) as metrics:
+      records = [json.loads(line) for line in metrics]
+  rate = steady_rate([(r['wall_time'], r['frames'], r['learner_steps']) for r in records],
+                     skip_seconds)
+  if rate is None:
+    raise _fail(logdir, logdir + '.out', skip_seconds, launcher.returncode)
+  return rate
+
+
+def run_command(command: List[str], output_path: str, seconds: float, skip_seconds: float,
+                line_pattern: str, frames_per_line: int) -> Dict[str, float]:
+  """Any program for `seconds`, then SIGINT (SIGKILL 30 s later); its steady rate from
+  the lines of its output that match `line_pattern`, each counting `frames_per_line`
+  trained frames (CleanRL's `ppo_atari.py` prints `SPS:` once per iteration of 8
+  environments x 128 steps x 4 frames), timed as they arrive (unbuffered output)."""
+  pattern, points, start = re.compile(line_pattern), [], time.monotonic()
+  with open(output_path, 'w') as output:
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, env=dict(os.environ, PYTHONUNBUFFERED='1'),
+                               start_new_session=True)
+
+    def read():
+      for line in process.stdout:
+        output.write(line)
+        if pattern.search(line):
+          points.append((time.monotonic() - start, frames_per_line * (len(points) + 1),
+                         None))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    time.sleep(seconds)
+    os.killpg(process.pid, signal.SIGINT)
+    try:
+      process.wait(30)
+    except subprocess.TimeoutExpired:
+      os.killpg(process.pid, signal.SIGKILL)
+      process.wait()
+    reader.join(10)
+  rate = steady_rate(list(points), skip_seconds)
+  if rate is None:
+    raise _fail(' '.join(command[:3]), output_path, skip_seconds, process.returncode)
+  return rate
