@@ -1,11 +1,12 @@
 """The Atari suite's results page from its runs' logdirs (see `benchmarks.atari_suite`).
 
 Writes `atari.json` (one entry per finished run, and the unfinished ones apart),
-`atari.md` (per game: the budget, the final return's mean and standard deviation over
-seeds, frames and wall-clock to the anchor's score, training frames/s; the suite command
-that reproduces each row; then every run) and
-`atari.png` (per game, the mean training return over seeds against frames, the spread
-between the lowest and highest seed shaded, the anchor's score as a line).
+`atari.md` (a row per setting, a game's config and any named variant of it: the budget,
+the final return's mean and standard deviation over seeds, frames and wall-clock to the
+anchor's score, training frames/s; the suite command that reproduces each row; then
+every run) and `atari.png` (per game and setting, the mean training return over seeds
+against frames, the spread between the lowest and highest seed shaded, the anchor's score
+as a line).
 
 The anchor is CleanRL's PPO (`ppo_atari.py`, 3 seeds, 10M agent steps = 40M frames, its
 documentation's `docs/rl-algorithms/ppo.md`) on the same protocol; openai/baselines' PPO
@@ -50,7 +51,7 @@ def read_run(logdir: str) -> Optional[dict]:
   seconds = curves['minutes'][-1] * 60
   return {
       'game': game, 'seed': suite['seed'], 'config': suite['config'],
-      'overrides': suite['overrides'],
+      'overrides': suite['overrides'], 'variant': suite.get('variant', ''),
       'commit': ', '.join(dict.fromkeys(l['commit'] for l in suite['launches'])),
       'budget': suite['frames'], 'budget_changes': suite.get('budget_changes', []),
       'frames': int(frames[-1]),
@@ -82,16 +83,57 @@ def _hours(seconds) -> str:
   return '-' if seconds is None else f'{seconds / 3600:.2f} h'
 
 
+def setting(run: dict) -> tuple:
+  """What a row of the page holds the seeds of: (game, variant, config, overrides)."""
+  return run['game'], run['variant'], run['config'], tuple(run['overrides'])
+
+
 def _commands(runs: List[dict]) -> List[str]:
-  """The suite commands that train `runs`, one per game, budget, config and overrides."""
+  """The suite commands that train `runs`, one per setting and budget."""
   seeds = {}
   for run in runs:
-    key = (run['game'], run['budget'], run['config'], tuple(run['overrides']))
-    seeds.setdefault(key, []).append(str(run['seed']))
+    seeds.setdefault((*setting(run), run['budget']), []).append(str(run['seed']))
   return [f'python -m benchmarks.atari_suite --config={config} --games={game} '
           f'--seeds={",".join(run_seeds)} --frames={budget}'
+          + (f' --variant={variant}' if variant else '')
           + ''.join(f' --config.{override}' for override in overrides)
-          for (game, budget, config, overrides), run_seeds in sorted(seeds.items())]
+          for (game, variant, config, overrides, budget), run_seeds in sorted(seeds.items())]
+
+
+def label(run: dict) -> str:
+  """A setting's name on the page and the picture: its config file and variant."""
+  return os.path.basename(run['config']) + (f' {run["variant"]}' if run['variant'] else '')
+
+
+def _summary_rows(finished: List[dict]) -> List[str]:
+  """A row per setting: its seeds' final returns, the anchor, time to it, speed."""
+  rows = []
+  for key in sorted({setting(run) for run in finished}):
+    runs = [run for run in finished if setting(run) == key]
+    game, anchor = key[0], ANCHORS.get(key[0])
+    reached = [run for run in runs if run['frames_to_anchor'] is not None]
+    to_anchor = (f'{len(reached)} of {len(runs)}: ' + ', '.join(
+        f'{run["frames_to_anchor"] / 1e6:.1f}M' for run in reached)) if reached else 'none'
+    clock = ', '.join(_hours(run['wall_clock_to_anchor_seconds']) for run in reached) or '-'
+    fps = statistics.median(run['frames_per_second'] or 0 for run in runs)
+    budgets = ', '.join(f'{b / 1e6:g}M' for b in sorted({run['budget'] for run in runs}))
+    rows.append(f'| {game} | {label(runs[0])} | {len(runs)} | {budgets} '
+                f'| {_mean_std(r["final_return"] for r in runs)} '
+                f'| {"-" if not anchor else f"{anchor[0]:,.2f} ± {anchor[1]:,.2f}"} '
+                f'| {"-" if not anchor else f"{anchor[2]:,.2f} ± {anchor[3]:,.2f}"} '
+                f'| {to_anchor} | {clock} | {fps:,.0f} |')
+  return rows
+
+
+def _run_row(run: dict, finished: bool) -> str:
+  state = '' if finished else f' of {run["budget"] / 1e6:g}M (unfinished)'
+  state += ''.join(f'; budget {c["from"] / 1e6:g}M until {c["at_frames"] / 1e6:.2f}M, '
+                   f'then {c["to"] / 1e6:g}M' for c in run['budget_changes'])
+  final = '-' if run['final_return'] is None else f'{run["final_return"]:,.2f}'
+  return (f'| {run["game"]} | {label(run)} | {run["seed"]} | {run["frames"] / 1e6:.2f}M'
+          f'{state} | {final} | {_hours(run["wall_clock_seconds"])} | '
+          f'{run["frames_per_second"] or 0:,} | `{run["commit"]}` | '
+          f'{" ".join(run["overrides"]) or "-"} |')
 
 
 def _page(finished: List[dict], unfinished: List[dict]) -> str:
@@ -100,29 +142,17 @@ def _page(finished: List[dict], unfinished: List[dict]) -> str:
            'options); do not edit by hand.', '',
            'The anchor: CleanRL\'s `ppo_atari.py` (3 seeds, 40M frames, its documentation\'s '
            '`docs/rl-algorithms/ppo.md`) and openai/baselines\' PPO, on the protocol of '
-           '`configs/atari_cleanrl_vtrace.py`. Final return: the mean of the last 100 '
+           '`configs/atari_cleanrl_vtrace.py`. A row is a setting: a config, and a named '
+           'variant of it with its overrides. Final return: the mean of the last 100 '
            'whole games (all lives) at the run\'s last record that has one; "to anchor": '
            'the first record whose mean reaches CleanRL\'s mean. Wall-clock counts the '
            'learner\'s running time (a resumed run\'s segments added up). The learning '
            'rate decays linearly to 0 at a run\'s budget: a run whose budget changed says '
            'so.', '',
-           '| game | seeds | budget | final return | CleanRL PPO (40M) | baselines PPO (40M) '
-           '| frames to anchor | wall-clock to anchor | training frames/s |',
-           '| --- ' * 9 + '|']
-  for game in sorted({run['game'] for run in finished}):
-    runs = [run for run in finished if run['game'] == game]
-    anchor = ANCHORS.get(game)
-    reached = [run for run in runs if run['frames_to_anchor'] is not None]
-    to_anchor = (f'{len(reached)} of {len(runs)}: ' + ', '.join(
-        f'{run["frames_to_anchor"] / 1e6:.1f}M' for run in reached)) if reached else 'none'
-    clock = ', '.join(_hours(run['wall_clock_to_anchor_seconds']) for run in reached) or '-'
-    fps = statistics.median(run['frames_per_second'] or 0 for run in runs)
-    budgets = ', '.join(f'{b / 1e6:g}M' for b in sorted({run['budget'] for run in runs}))
-    lines.append(f'| {game} | {len(runs)} | {budgets} '
-                 f'| {_mean_std(r["final_return"] for r in runs)} '
-                 f'| {"-" if not anchor else f"{anchor[0]:,.2f} ± {anchor[1]:,.2f}"} '
-                 f'| {"-" if not anchor else f"{anchor[2]:,.2f} ± {anchor[3]:,.2f}"} '
-                 f'| {to_anchor} | {clock} | {fps:,.0f} |')
+           '| game | setting | seeds | budget | final return | CleanRL PPO (40M) '
+           '| baselines PPO (40M) | frames to anchor | wall-clock to anchor '
+           '| training frames/s |', '| --- ' * 10 + '|']
+  lines += _summary_rows(finished)
   if not finished:
     lines[-2:] = ['No run has reached its frame budget yet: every run so far is below, '
                   'under "Every run".']
@@ -130,17 +160,10 @@ def _page(finished: List[dict], unfinished: List[dict]) -> str:
     lines += ['', 'To reproduce a row (a finished run is skipped, an unfinished one resumed):',
               ''] + [f'    {command}' for command in _commands(finished)]
   lines += ['', '![Atari curves](atari.png)', '', '## Every run', '',
-            '| game | seed | frames | final return | wall-clock | frames/s | commit | '
-            'config and overrides |', '| --- ' * 8 + '|']
-  for run in finished + unfinished:
-    state = '' if run in finished else f' of {run["budget"] / 1e6:g}M (unfinished)'
-    state += ''.join(f'; budget {c["from"] / 1e6:g}M until {c["at_frames"] / 1e6:.2f}M, '
-                     f'then {c["to"] / 1e6:g}M' for c in run['budget_changes'])
-    final = '-' if run['final_return'] is None else f'{run["final_return"]:,.2f}'
-    lines.append(f'| {run["game"]} | {run["seed"]} | {run["frames"] / 1e6:.2f}M{state} | '
-                 f'{final} | {_hours(run["wall_clock_seconds"])} | '
-                 f'{run["frames_per_second"] or 0:,} | `{run["commit"]}` | '
-                 f'`{run["config"]}` {" ".join(run["overrides"])} |')
+            '| game | setting | seed | frames | final return | wall-clock | frames/s | commit '
+            '| overrides |', '| --- ' * 9 + '|']
+  lines += [_run_row(run, True) for run in finished]
+  lines += [_run_row(run, False) for run in unfinished]
   return '\n'.join(lines) + '\n'
 
 
@@ -152,15 +175,17 @@ def _plot(runs: List[dict], path: str) -> None:
   games = sorted({run['game'] for run in runs}) or ['(no runs)']
   figure, axes = pyplot.subplots(1, len(games), figsize=(5 * len(games), 4), squeeze=False)
   for game, ax in zip(games, axes[0]):
-    curves = [[(f, r) for f, r in run['curve'] if r is not None]
-              for run in runs if run['game'] == game]
-    curves = [c for c in curves if c]
-    if curves:
-      end = min(c[-1][0] for c in curves)
-      grid = np.linspace(0, end, 200)
-      ys = np.array([np.interp(grid, *zip(*c)) for c in curves])
-      ax.plot(grid, ys.mean(0), label=f'seed_graph, mean of {len(curves)}')
-      ax.fill_between(grid, ys.min(0), ys.max(0), alpha=0.25)
+    for key in sorted({setting(run) for run in runs if run['game'] == game}):
+      members = [run for run in runs if setting(run) == key]
+      curves = [c for c in ([(f, r) for f, r in run['curve'] if r is not None]
+                            for run in members) if c]
+      if curves:
+        end = min(c[-1][0] for c in curves)
+        grid = np.linspace(0, end, 200)
+        ys = np.array([np.interp(grid, *zip(*c)) for c in curves])
+        line, = ax.plot(grid, ys.mean(0),
+                        label=f'{label(members[0])}, mean of {len(curves)}')
+        ax.fill_between(grid, ys.min(0), ys.max(0), alpha=0.2, color=line.get_color())
     if game in ANCHORS:
       ax.axhline(ANCHORS[game][0], color='k', linestyle='--', label='CleanRL PPO, 40M')
     ax.set(title=game, xlabel='environment frames', ylabel='return (whole games)')

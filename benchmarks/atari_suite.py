@@ -3,7 +3,7 @@ r"""The Atari benchmark suite: game x seed to a frame budget, then the results p
   python -m benchmarks.atari_suite [--config=configs/atari_cleanrl_vtrace.py] \
       [--games=Pong,Breakout,BeamRider] [--seeds=0,1] [--frames=40000000] \
       [--root=logs/atari_suite] [--output_dir=docs/results] [--report_only] \
-      [--config.KEY=VALUE ...]
+      [--variant=NAME --config.KEY=VALUE ...]
 
 A smoke run (about a minute): `--games=Pong --seeds=0 --frames=20000 --root=/tmp/suite
 --output_dir=/tmp/suite --config.actors.num=1 --config.actors.env_batch_size=4
@@ -11,7 +11,9 @@ A smoke run (about a minute): `--games=Pong --seeds=0 --frames=20000 --root=/tmp
 --config.logging.interval_seconds=1`.
 
 Runs one training at a time (`python -m seed_graph.launch.local`, output in
-`<run>/launcher.out`), each in its own logdir `<root>/<game>/seed<k>` with
+`<run>/launcher.out`), each in its own logdir `<root>/<game>/seed<k>` (or
+`<root>/<game>/<variant>-seed<k>`: a setting tried beside the preset, e.g.
+`--variant=epochs2 --config.learner.epochs=2`, shares the root and the page) with
 `env.game`, `seed` (which seeds the network's initialization and the environments) and
 `total_environment_frames` set. A run that has reached the budget is skipped; one that
 was interrupted (Ctrl-C here stops the current run in order, saving) resumes from its
@@ -26,6 +28,7 @@ After every run, and alone with `--report_only`, `benchmarks.atari_report` write
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -44,6 +47,9 @@ _FRAMES = flags.DEFINE_integer('frames', 40_000_000, 'Environment frames per run
 _ROOT = flags.DEFINE_string('root', 'logs/atari_suite', 'Where the runs\' logdirs go.')
 _OUTPUT = flags.DEFINE_string('output_dir', 'docs/results', 'Where the page goes.')
 _REPORT_ONLY = flags.DEFINE_bool('report_only', False, 'Write the page; train nothing.')
+_VARIANT = flags.DEFINE_string('variant', '', 'A name for a setting other than the '
+                               'config as it is (its --config.KEY=VALUE overrides): part '
+                               'of each run\'s directory, a row of its own on the page.')
 _OVERRIDES = []  # The KEY=VALUE of every --config.KEY=VALUE, in order.
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -62,8 +68,8 @@ def _commit() -> str:
 
 def _record_launch(logdir: str, game: str, seed: int) -> None:
   path = os.path.join(logdir, atari_report.SUITE_FILE)
-  record = {'config': _CONFIG.value, 'overrides': _OVERRIDES, 'game': game, 'seed': seed,
-            'frames': _FRAMES.value, 'launches': []}
+  record = {'config': _CONFIG.value, 'overrides': _OVERRIDES, 'variant': _VARIANT.value,
+            'game': game, 'seed': seed, 'frames': _FRAMES.value, 'launches': []}
   if os.path.exists(path):
     with open(path) as f:
       record = json.load(f)
@@ -77,9 +83,26 @@ def _record_launch(logdir: str, game: str, seed: int) -> None:
     json.dump(record, f, indent=1)
 
 
+def check_setting(game: str, seed: int) -> None:
+  """Exits with one line if the run's directory holds a run of another setting."""
+  path = os.path.join(run_dir(game, seed), atari_report.SUITE_FILE)
+  if os.path.exists(path):
+    with open(path) as f:
+      record = json.load(f)
+    if (record['config'], record['overrides']) != (_CONFIG.value, _OVERRIDES):
+      sys.exit(f'error: {os.path.dirname(path)} holds a run of --config={record["config"]} '
+               f'with overrides {record["overrides"]}, not --config={_CONFIG.value} with '
+               f'{_OVERRIDES}: give this setting a --variant of its own')
+
+
+def run_dir(game: str, seed: int) -> str:
+  return os.path.join(_ROOT.value, game,
+                      f'{_VARIANT.value}-seed{seed}' if _VARIANT.value else f'seed{seed}')
+
+
 def train(game: str, seed: int) -> int:
   """Trains (or resumes) one run to the budget; the launcher's exit code."""
-  logdir = os.path.join(_ROOT.value, game, f'seed{seed}')
+  logdir = run_dir(game, seed)
   os.makedirs(logdir, exist_ok=True)
   _record_launch(logdir, game, seed)
   command = [sys.executable, '-m', 'seed_graph.launch.local', f'--config={_CONFIG.value}',
@@ -97,16 +120,26 @@ def train(game: str, seed: int) -> int:
       raise
 
 
+def check_flags(seeds) -> None:
+  """Exits with one line, before any training, on a bad config, variant or setting."""
+  from seed_graph.launch.runs import config_args  # pylint: disable=g-import-not-at-top
+  config_args.load(_CONFIG.value, _OVERRIDES)
+  if not re.fullmatch(r'[\w.=-]*', _VARIANT.value):
+    sys.exit(f'error: --variant={_VARIANT.value!r}: letters, digits and _.=- only')
+  for game in _GAMES.value:
+    for seed in seeds:
+      check_setting(game, seed)
+
+
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {argv[1:]}')
   seeds = [int(seed) for seed in _SEEDS.value]
   if not _REPORT_ONLY.value:
-    from seed_graph.launch.runs import config_args  # pylint: disable=g-import-not-at-top
-    config_args.load(_CONFIG.value, _OVERRIDES)  # A bad config fails here, once.
+    check_flags(seeds)
     for game in _GAMES.value:
       for seed in seeds:
-        run = os.path.join(_ROOT.value, game, f'seed{seed}')
+        run = run_dir(game, seed)
         if atari_report.frames_trained(run) >= _FRAMES.value:
           print(f'[atari_suite] {game} seed {seed}: complete', flush=True)
           continue

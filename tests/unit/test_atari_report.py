@@ -1,0 +1,42 @@
+"""The Atari suite's page (`benchmarks.atari_report`) from run directories written here:
+a row per setting (a config, or a named variant with its overrides), each with its own
+reproduce command, and the anchor's frames and wall-clock where a run reached it."""
+
+import json
+
+from benchmarks import atari_report
+
+
+def _run(root, directory, seed, returns, variant='', overrides=()):
+  """A finished 2M-frame Pong run: a record every 0.5M frames, a minute apart."""
+  run = root / 'Pong' / directory
+  run.mkdir(parents=True)
+  suite = {'config': 'configs/atari_cleanrl_vtrace.py', 'overrides': list(overrides),
+           'game': 'Pong', 'seed': seed, 'frames': 2_000_000,
+           'launches': [{'commit': 'abc1234', 'time': '2026-11-26 02:00'}]}
+  if variant:
+    suite['variant'] = variant
+  (run / atari_report.SUITE_FILE).write_text(json.dumps(suite))
+  (run / 'metrics.jsonl').write_text(''.join(
+      json.dumps({'frames': 500_000 * (i + 1), 'episode_return': r, 'wall_time': 60.0 * (i + 1)})
+      + '\n' for i, r in enumerate(returns)))
+
+
+def test_each_setting_is_a_row_of_its_own_with_its_command(tmp_path):
+  root = tmp_path / 'runs'
+  _run(root, 'seed0', 0, [-20.0, 0.0, 19.0, 20.5])
+  _run(root, 'seed1', 1, [-20.0, -5.0, 18.0, 19.5])
+  _run(root, 'epochs2-seed0', 0, [-21.0, -15.0, 5.0, 12.0], 'epochs2',
+       ['learner.epochs=2'])
+  atari_report.write(str(root), str(tmp_path / 'page'))
+  page = (tmp_path / 'page' / 'atari.md').read_text()
+  rows = [line for line in page.splitlines() if line.startswith('| Pong |')]
+  assert rows[0].startswith('| Pong | atari_cleanrl_vtrace.py | 2 | 2M | 20.00 ± 0.71 |')
+  assert '| 1 of 2: 2.0M | 0.07 h |' in rows[0]  # Seed 0 reached 20.36 at its 4th minute.
+  assert rows[1].startswith('| Pong | atari_cleanrl_vtrace.py epochs2 | 1 | 2M | 12.00 ± 0.00 |')
+  assert ('--games=Pong --seeds=0 --frames=2000000 --variant=epochs2 '
+          '--config.learner.epochs=2') in page
+  assert '--games=Pong --seeds=0,1 --frames=2000000\n' in page
+  runs = json.loads((tmp_path / 'page' / 'atari.json').read_text())['runs']
+  assert sorted((r['variant'], r['seed']) for r in runs) == [('', 0), ('', 1), ('epochs2', 0)]
+  assert (tmp_path / 'page' / 'atari.png').stat().st_size > 0
