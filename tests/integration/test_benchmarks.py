@@ -216,8 +216,14 @@ def test_atari_suite(tmp_path):
   assert run['budget_changes'] == [
       {'at_frames': first['frames'], 'from': 20000, 'to': 24000}]
   assert run['wall_clock_seconds'] > first['wall_clock_seconds']
+  # Another setting in that run's directory fails before training, naming the way out.
+  other = subprocess.run([sys.executable, '-m', 'benchmarks.atari_suite', *suite[1:],
+                          '--config.learner.epochs=2'], cwd=helpers.REPO,
+                         capture_output=True, text=True, timeout=_TIMEOUT)
+  assert other.returncode != 0 and '--variant' in other.stderr.splitlines()[-1]
+  assert helpers.read_metrics(root / 'Pong' / 'seed3')[-1]['frames'] == run['frames']
   page = (output / 'atari.md').read_text()
-  assert '| Pong | 1 | 0.024M |' in page and (output / 'atari.png').stat().st_size > 0
+  assert '| Pong | atari_cleanrl_vtrace.py | 1 | 0.024M |' in page and (output / 'atari.png').stat().st_size > 0
   assert f'budget 0.02M until {first["frames"] / 1e6:.2f}M, then 0.024M' in page
   assert ('atari_suite --config=configs/atari_cleanrl_vtrace.py --games=Pong --seeds=3 '
           '--frames=24000 --config.actors.num=1 ') in page  # The command for the row.
