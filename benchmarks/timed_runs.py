@@ -68,7 +68,8 @@ def run_launcher(tree: str, config: str, logdir: str, seconds: float, skip_secon
 
 def run_command(command: List[str], output_path: str, seconds: float, skip_seconds: float,
                 line_pattern: str, frames_per_line: int) -> Dict[str, float]:
-  """Any program for `seconds`, then SIGINT (SIGKILL 30 s later); its steady rate from
+  """Any program for `seconds`, in the directory of `output_path` (where it may leave
+  files), then SIGINT (SIGKILL 30 s later); its steady rate from
   the lines of its output that match `line_pattern`, each counting `frames_per_line`
   trained frames (CleanRL's `ppo_atari.py` prints `SPS:` once per iteration of 8
   environments x 128 steps x 4 frames), timed as they arrive (unbuffered output)."""
@@ -76,6 +77,7 @@ def run_command(command: List[str], output_path: str, seconds: float, skip_secon
   with open(output_path, 'w') as output:
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, env=dict(os.environ, PYTHONUNBUFFERED='1'),
+                               cwd=os.path.dirname(os.path.abspath(output_path)),
                                start_new_session=True)
 
     def read():

@@ -13,7 +13,8 @@ pattern of a line it prints once per fixed number of trained frames, and that nu
 How the other programs are set up is in `docs/results/speed.md#against-cleanrl`;
 they are not dependencies of this project.
 
-Each pair runs this checkout's local launcher on `--config` (`--config.KEY=VALUE` added,
+The other command runs in a scratch directory (CleanRL writes `runs/` where it starts):
+give its paths whole. Each pair runs this checkout's local launcher on `--config` (`--config.KEY=VALUE` added,
 evaluators as configured), then the other command, `--seconds` each. A run's speed is
 the growth of its trained frames per second from `--skip_seconds` (start-up) to its last
 report (`benchmarks.timed_runs`). Reported: each run's frames/s (a JSON line each), each
