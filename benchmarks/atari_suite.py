@@ -33,6 +33,7 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Optional
 
 from absl import app
 from absl import flags
@@ -66,33 +67,37 @@ def _commit() -> str:
   return head.stdout.strip() + ('+changes' if dirty else '')
 
 
-def _record_launch(logdir: str, game: str, seed: int) -> None:
+def _suite_record(logdir: str) -> Optional[dict]:
+  """The run's `suite.json`, or None before its first launch."""
   path = os.path.join(logdir, atari_report.SUITE_FILE)
-  record = {'config': _CONFIG.value, 'overrides': _OVERRIDES, 'variant': _VARIANT.value,
-            'game': game, 'seed': seed, 'frames': _FRAMES.value, 'launches': []}
-  if os.path.exists(path):
-    with open(path) as f:
-      record = json.load(f)
-    if record['frames'] != _FRAMES.value:  # The learning rate's decay follows the budget.
-      record.setdefault('budget_changes', []).append(
-          {'at_frames': atari_report.frames_trained(logdir), 'from': record['frames'],
-           'to': _FRAMES.value})
-      record['frames'] = _FRAMES.value
+  if not os.path.exists(path):
+    return None
+  with open(path) as f:
+    return json.load(f)
+
+
+def _record_launch(logdir: str, game: str, seed: int) -> None:
+  record = _suite_record(logdir)
+  if record is None:
+    record = {'config': _CONFIG.value, 'overrides': _OVERRIDES, 'variant': _VARIANT.value,
+              'game': game, 'seed': seed, 'frames': _FRAMES.value, 'launches': []}
+  elif record['frames'] != _FRAMES.value:  # The learning rate's decay follows the budget.
+    record.setdefault('budget_changes', []).append(
+        {'at_frames': atari_report.frames_trained(logdir), 'from': record['frames'],
+         'to': _FRAMES.value})
+    record['frames'] = _FRAMES.value
   record['launches'].append({'commit': _commit(), 'time': time.strftime('%Y-%m-%d %H:%M')})
-  with open(path, 'w') as f:
+  with open(os.path.join(logdir, atari_report.SUITE_FILE), 'w') as f:
     json.dump(record, f, indent=1)
 
 
 def check_setting(game: str, seed: int) -> None:
   """Exits with one line if the run's directory holds a run of another setting."""
-  path = os.path.join(run_dir(game, seed), atari_report.SUITE_FILE)
-  if os.path.exists(path):
-    with open(path) as f:
-      record = json.load(f)
-    if (record['config'], record['overrides']) != (_CONFIG.value, _OVERRIDES):
-      sys.exit(f'error: {os.path.dirname(path)} holds a run of --config={record["config"]} '
-               f'with overrides {record["overrides"]}, not --config={_CONFIG.value} with '
-               f'{_OVERRIDES}: give this setting a --variant of its own')
+  record = _suite_record(run_dir(game, seed))
+  if record and (record['config'], record['overrides']) != (_CONFIG.value, _OVERRIDES):
+    sys.exit(f'error: {run_dir(game, seed)} holds a run of --config={record["config"]} '
+             f'with overrides {record["overrides"]}, not --config={_CONFIG.value} with '
+             f'{_OVERRIDES}: give this setting a --variant of its own')
 
 
 def run_dir(game: str, seed: int) -> str:
