@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -209,3 +210,17 @@ def node_logs(logdir, names, tail_chars=3000) -> str:
     except OSError as error:
       parts.append(f'--- {name}: no log ({error}) ---')
   return '\n'.join(parts)
+
+
+def queued_vtrace_unrolls(learner, rng, count=4, steps=6):
+  """`count` unrolls from a V-trace learner's own inference for `count` CartPole
+  environments, as in a run; `steps` is the config's unroll length + 1
+  (`small_cartpole_config`'s: 5 + 1)."""
+  from seed_graph.inference import messages  # pylint: disable=g-import-not-at-top
+  env_ids = np.arange(count, dtype=np.int32)
+  for _ in range(steps):
+    learner.infer_batch([messages.InferenceRequest(
+        env_ids, np.full(count, 3, np.int64), rng.random(count).astype(np.float32),
+        np.zeros(count, bool), np.zeros(count, bool),
+        rng.normal(size=(count, 4)).astype(np.float32), False, np.zeros(count, bool))])
+  return [learner.algorithm.unroll_queue.get_nowait() for _ in range(count)]
