@@ -14,6 +14,7 @@ The run loop (the node's main thread, `run`): `prepare`, serve, then until stopp
 Shutdown follows one order (see `_finish`).
 """
 
+import functools
 import threading
 import time
 from typing import Mapping, Optional, Sequence
@@ -89,18 +90,7 @@ class Learner:
     self._tasks = tasks and task_statistics.TaskStatistics(
         tasks, num_envs, num_training_envs, config.logging.return_window,
         config.logging.eval_return_window)
-    # One traced policy per inference device, each reading that device's variables.
-    self.policies = []
-    for device in range(self.devices.num_inference):
-      with self.devices.inference_device(device):
-        self.policies.append(server_lib.PaddedPolicy(
-            self._placed_act(device), example_inputs, config.inference.batch_size,
-            jit_compile=config.inference.jit_compile))
-    self._server = server_lib.InferenceServer(
-        messages.RequestParser(spec.observation_shape, spec.observation_dtype,
-                               num_training_envs, num_envs, config.inference.batch_size),
-        self.infer_batch, config.inference.batch_size, config.inference.timeout_us,
-        max_callers=num_envs, num_workers=self.devices.num_inference)
+    self._server = self._make_inference(spec, example_inputs, num_envs, num_training_envs)
     self._last_losses = {}
     self._metrics = self._progress = None
     self._skipped_updates = 0
@@ -110,6 +100,26 @@ class Learner:
     self.restart_reason = None  # Set when the learner stops for a planned restart.
     # Weights and hyperparameters, as a population controller changes them.
     self.tuning = learner_tuning.LearnerTuning(self.algorithm, self._train_lock)
+
+  def _make_inference(self, spec, example_inputs, num_envs: int, num_training_envs: int):
+    """The inference server; `policies`: a traced policy per inference device, on its own."""
+    inference = self._config.inference
+
+    def placed_act(device, *inputs):
+      with self.devices.inference_scope(device):
+        return self.algorithm.act(*inputs)
+
+    self.policies = []
+    for device in range(self.devices.num_inference):
+      with self.devices.inference_device(device):
+        self.policies.append(server_lib.PaddedPolicy(
+            functools.partial(placed_act, device), example_inputs, inference.batch_size,
+            jit_compile=inference.jit_compile))
+    return server_lib.InferenceServer(
+        messages.RequestParser(spec.observation_shape, spec.observation_dtype,
+                               num_training_envs, num_envs, inference.batch_size),
+        self.infer_batch, inference.batch_size, inference.timeout_us,
+        max_callers=num_envs, num_workers=self.devices.num_inference)
 
   def restore(self, checkpoint_path: str):
     """Loads a checkpoint of this learner's (the newest intact one is loaded at
@@ -123,12 +133,6 @@ class Learner:
     return int(self._checkpoints.learner_steps.numpy())
 
   # ---- Inference (the batcher threads) -------------------------------------------
-
-  def _placed_act(self, device: int):
-    def act(*inputs):
-      with self.devices.inference_scope(device):
-        return self.algorithm.act(*inputs)
-    return act
 
   def run_policy(self, device: int, *inputs):
     """The algorithm's traced policy on inference device `device`: `act`'s inputs as
@@ -196,32 +200,29 @@ class Learner:
       self._log()
     return False
 
-  def _snapshot(self) -> dict:
+  def _log(self, force=False):
+    if force or self._progress.due():
+      self._progress.write(dict(self.get_stats(), **self._last_losses))
+
+  # ---- Courier control edge -------------------------------------------------------
+
+  def get_stats(self) -> dict:
+    """Counters, recent returns and the algorithm's own figures (JSON-able)."""
     with self._stats_lock:
       stats = {'frames': self._frames}
     stats['learner_steps'] = int(self._checkpoints.learner_steps.numpy())
     stats['environments_seen'] = self._env_states.num_seen()
     stats.update(self._episodes.snapshot())
     stats.update(self._tasks.snapshot() if self._tasks else {})
-    stats['inference_batches'] = self._server.batcher.batches_processed
-    stats['inference_rows'] = self._server.batcher.rows_processed
-    stats['rejected_requests'] = self._server.rejected
-    stats['inference_streams'] = self._server.slots.counts()[0]  # Actors' open streams.
-    stats['skipped_updates'] = self._skipped_updates
+    batcher = self._server.batcher
+    stats.update(inference_batches=batcher.batches_processed,
+                 inference_rows=batcher.rows_processed, rejected_requests=self._server.rejected,
+                 inference_streams=self._server.slots.counts()[0],  # Actors' open streams.
+                 skipped_updates=self._skipped_updates)
     stats.update(restarts.read(self._config.logdir))
     stats.update(self.algorithm.stats())
     stats.update(self.tuning.stats())
     return stats
-
-  def _log(self, force=False):
-    if force or self._progress.due():
-      self._progress.write(dict(self._snapshot(), **self._last_losses))
-
-  # ---- Courier control edge -------------------------------------------------------
-
-  def get_stats(self) -> dict:
-    """Counters, recent returns and the algorithm's own figures (JSON-able)."""
-    return self._snapshot()
 
   def save(self) -> str:
     """Writes a checkpoint now (the algorithm's extra state first); returns its path."""

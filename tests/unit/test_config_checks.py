@@ -30,8 +30,6 @@ def _config(tmp_path):
     ('learner.minibatches', 3, 'learner.minibatches: 3 does not divide'),
     ('learner.epochs', 0, 'learner.epochs: must be positive'),
     ('learner.policy_clip', 1.5, 'learner.policy_clip: must be in [0'),
-    ('learner.proximal_policy', 'first_pass', 'needs learner.policy_clip > 0'),
-    ('learner.proximal_policy', 'latest', 'learner.proximal_policy: expected one of'),
     ('learner.unroll_length', 100_000_000, 'queued unrolls of'),
     ('learner.discount', 1.5, 'learner.discount: must be in [0, 1]'),
     ('learner.reward_clipping', 'tanh', 'learner.reward_clipping'),

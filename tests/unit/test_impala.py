@@ -166,10 +166,8 @@ def _np_log_softmax(x):
   return x - np.log(np.exp(x).sum(-1, keepdims=True))
 
 
-def _np_clipped_surrogate(inputs, epsilon, normalize, discount=0.99, proximal_logits=None,
-                          clip_pg_rho=1.0):
-  """PPO's clipped surrogate on V-trace advantages, in NumPy, one step at a time; with
-  `proximal_logits`, ratios to that policy and terms weighted by min(rho-bar, prox/mu).
+def _np_clipped_surrogate(inputs, epsilon, normalize, discount=0.99):
+  """PPO's clipped surrogate on V-trace advantages, in NumPy, one step at a time.
   Returns (loss, share of ratios outside the clip)."""
   logits = inputs['learner_outputs'].policy_logits.numpy()
   baseline = inputs['learner_outputs'].baseline.numpy()
@@ -194,13 +192,9 @@ def _np_clipped_surrogate(inputs, epsilon, normalize, discount=0.99, proximal_lo
   advantages = rewards + discounts * vs_next - values
   if normalize:
     advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
-  ratios, weights = rhos, np.ones_like(rhos)
-  if proximal_logits is not None:
-    proximal = np.exp(pick(_np_log_softmax(logits)) - pick(_np_log_softmax(proximal_logits)))
-    ratios, weights = proximal, np.minimum(clip_pg_rho, rhos / proximal)
-  clipped = np.clip(ratios, 1 - epsilon, 1 + epsilon)
-  loss = -np.mean(weights * np.minimum(ratios * advantages, clipped * advantages))
-  return loss, np.mean(np.abs(ratios - 1) > epsilon)
+  clipped = np.clip(rhos, 1 - epsilon, 1 + epsilon)
+  loss = -np.mean(np.minimum(rhos * advantages, clipped * advantages))
+  return loss, np.mean(np.abs(rhos - 1) > epsilon)
 
 
 @pytest.mark.parametrize('normalize', [False, True])
@@ -214,34 +208,6 @@ def test_clipped_surrogate_matches_numpy(normalize):
   assert 0 < expected_clipped < 1
   impala_policy = _loss(**inputs).policy_loss.numpy()
   assert abs(impala_policy - terms.policy_loss.numpy()) > 1e-4
-
-
-@pytest.mark.parametrize('clip_pg_rho', [1.0, 0.5])
-def test_surrogate_on_a_proximal_policy_matches_numpy(clip_pg_rho):
-  inputs = _inputs(num_steps=7, batch=4, seed=6)
-  logits = inputs['learner_outputs'].policy_logits
-  # A proximal policy between mu and pi: some ratios inside the clip, some outside.
-  proximal = 0.6 * logits + 0.4 * inputs['behaviour_logits']
-  terms = _loss(**inputs, policy_clip=0.2, proximal_logits=proximal,
-                clip_pg_rho_threshold=clip_pg_rho)
-  expected_loss, expected_clipped = _np_clipped_surrogate(
-      inputs, 0.2, False, proximal_logits=proximal.numpy(), clip_pg_rho=clip_pg_rho)
-  np.testing.assert_allclose(terms.policy_loss.numpy(), expected_loss, rtol=1e-4,
-                             atol=1e-6)
-  np.testing.assert_allclose(terms.clip_fraction.numpy(), expected_clipped, rtol=1e-6)
-  assert 0 < expected_clipped < 1
-  assert abs(_loss(**inputs, policy_clip=0.2).policy_loss.numpy()
-             - terms.policy_loss.numpy()) > 1e-4
-
-
-def test_surrogate_on_the_behaviour_policy_as_proximal_is_appo():
-  inputs = _inputs(num_steps=6, batch=3, seed=8)
-  appo = _loss(**inputs, policy_clip=0.1, clip_pg_rho_threshold=2.0)
-  same = _loss(**inputs, policy_clip=0.1, clip_pg_rho_threshold=2.0,
-               proximal_logits=inputs['behaviour_logits'])
-  np.testing.assert_allclose(same.policy_loss.numpy(), appo.policy_loss.numpy(),
-                             rtol=1e-6)
-  np.testing.assert_allclose(same.clip_fraction.numpy(), appo.clip_fraction.numpy())
 
 
 def test_behaviour_kl_matches_numpy_and_is_zero_on_policy():
@@ -271,20 +237,3 @@ def test_on_policy_the_clipped_surrogate_has_the_policy_gradient():
   surrogate = gradient(policy_clip=0.1)
   assert np.abs(surrogate).sum() > 0
   np.testing.assert_allclose(surrogate, gradient(), rtol=1e-4, atol=1e-7)
-
-
-def test_on_the_first_pass_the_proximal_surrogate_has_impalas_policy_gradient():
-  """pi_prox = pi (off-policy to mu): every ratio pi / pi_prox is 1 and each term weighs
-  min(rho-bar, pi / mu), so the gradient is IMPALA's V-trace policy gradient."""
-  inputs = _inputs(num_steps=5, batch=3, seed=10)
-  logits = tf.Variable(inputs['learner_outputs'].policy_logits)
-
-  def gradient(**options):
-    with tf.GradientTape() as tape:
-      outputs = inputs['learner_outputs']._replace(policy_logits=logits.read_value())
-      loss = _loss(**dict(inputs, learner_outputs=outputs), **options).policy_loss
-    return tape.gradient(loss, logits).numpy()
-
-  first_pass = gradient(policy_clip=0.1, proximal_logits=tf.stop_gradient(logits))
-  assert np.abs(first_pass).sum() > 0
-  np.testing.assert_allclose(first_pass, gradient(), rtol=1e-4, atol=1e-7)

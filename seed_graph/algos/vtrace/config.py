@@ -18,7 +18,6 @@ from seed_graph.config_schema import one_of
 from seed_graph.config_schema import positive
 
 REWARD_CLIPPING_MODES = ('none', 'abs_one', 'soft_asymmetric')
-PROXIMAL_POLICIES = ('behaviour', 'first_pass')
 
 LEARNER_KEYS = {
     'batch_size': Key(32, 'Unrolls per training step.', positive),
@@ -57,11 +56,6 @@ LEARNER_KEYS = {
                        'unrolls; must divide batch_size.', positive),
     'policy_clip': Key(0.0, "PPO's clipped surrogate on V-trace advantages, epsilon "
                        "(0: IMPALA's policy gradient).", in_range(0.0, 1.0)),
-    'proximal_policy': Key('behaviour', "The policy policy_clip's ratios are taken to: "
-                           "'behaviour' (the actors', APPO's) or 'first_pass' (the "
-                           "learner's on the batch's first pass; the actors' lag then "
-                           'weighs each term, truncated at clip_pg_rho_threshold).',
-                           one_of(*PROXIMAL_POLICIES)),
     'normalize_advantages': Key(False, 'Standardize the policy-gradient advantages '
                                 'over each gradient step\'s batch.'),
 }
@@ -75,9 +69,6 @@ def check(config, spec: base.EnvironmentSpec) -> None:
   if learner.batch_size % learner.minibatches:
     raise ConfigError(f'learner.minibatches: {learner.minibatches} does not divide '
                       f'learner.batch_size={learner.batch_size}')
-  if learner.proximal_policy != 'behaviour' and not learner.policy_clip:
-    raise ConfigError(f'learner.proximal_policy: {learner.proximal_policy!r} centres '
-                      'the clipped surrogate, so it needs learner.policy_clip > 0')
   minibatch = learner.batch_size // learner.minibatches
   if learner.training_devices and minibatch % learner.training_devices:
     raise ConfigError(f'learner.minibatches: minibatches of {minibatch} unrolls do not '

@@ -135,23 +135,18 @@ class VTraceLearner(base.Algorithm):
     learner = self._config.learner
     steps, states = self.stack(batch)
     size = learner.batch_size // learner.minibatches
-    # With proximal_policy 'first_pass': each unroll's logits from its first pass, [T+1,
-    # B, A], the policy later epochs' ratios are taken to.
-    keep_first_pass = learner.policy_clip > 0 and learner.proximal_policy == 'first_pass'
-    first_pass = np.zeros(steps['behaviour_logits'].shape, np.float32) if (
-        keep_first_pass) else None
     applied, figures = True, []
-    for epoch in range(learner.epochs):
+    for _ in range(learner.epochs):
       order = self._rng.permutation(learner.batch_size)
       for start in range(0, learner.batch_size, size):
-        rows = order[start:start + size] if size < learner.batch_size else np.arange(size)
-        minibatch = self._minibatch(steps, states, rows)
-        if keep_first_pass and epoch:
-          minibatch[0]['proximal_logits'] = first_pass[:, rows]
+        if size == learner.batch_size:
+          minibatch = (steps, states)
+        else:
+          rows = order[start:start + size]
+          minibatch = (tf.nest.map_structure(lambda x, r=rows: x[:, r], steps),
+                       tf.nest.map_structure(lambda x, r=rows: np.take(x, r, 0), states))
         # Time-major steps split along the batch axis 1, initial states along 0.
-        terms, logits = self._train_fn(self._devices.distribute(minibatch, batch_axes=(1, 0)))
-        if keep_first_pass and not epoch:
-          first_pass[:, rows] = np.swapaxes(logits['policy_logits'], 0, 1)
+        terms = self._train_fn(self._devices.distribute(minibatch, batch_axes=(1, 0)))
         figures.append({k: float(v) for k, v in terms.items()})
         applied = applied and bool(figures[-1]['update_applied'])
     means = {k: float(np.mean([f[k] for f in figures])) for k in figures[0]}
@@ -160,23 +155,9 @@ class VTraceLearner(base.Algorithm):
     means['learning_rate_applied'] = float(self._step_size(self._optimizer.iterations))
     return means
 
-  def _minibatch(self, steps, states, rows):
-    """The unrolls `rows` of a stacked batch (a fresh dict of steps)."""
-    if len(rows) == self._config.learner.batch_size:  # In order: see `train`.
-      return dict(steps), states
-    return ({k: x[:, rows] for k, x in steps.items()},
-            tf.nest.map_structure(lambda x: np.take(x, rows, 0), states))
-
   def _loss(self, steps, initial_state):
     learner = self._config.learner
     outputs, final_state = self._unroll_with_state(steps, initial_state)
-    rows = {}
-    proximal_logits = steps.get('proximal_logits')
-    if (proximal_logits is None and learner.policy_clip
-        and learner.proximal_policy == 'first_pass'):
-      # The first pass: pi_prox is this pass's pi; its logits are kept, batch-major.
-      proximal_logits = tf.stop_gradient(outputs.policy_logits)
-      rows['policy_logits'] = tf.transpose(proximal_logits, [1, 0, 2])
     terms = loss.impala_loss(
         outputs, steps['behaviour_logits'], steps['actions'],
         steps['rewards'], steps['dones'], truncations=steps['truncations'],
@@ -187,23 +168,22 @@ class VTraceLearner(base.Algorithm):
         clip_rho_threshold=learner.clip_rho_threshold,
         clip_pg_rho_threshold=learner.clip_pg_rho_threshold,
         policy_clip=learner.policy_clip,
-        normalize_advantages=learner.normalize_advantages,
-        proximal_logits=proximal_logits)
+        normalize_advantages=learner.normalize_advantages)
     means = terms._asdict()
     # Mean |state| of the core after the unroll. An LSTM cell in the tens or hundreds has
     # saturated gates and ignores its inputs (the Pong runs' failure): watch it grow.
     means['core_state_magnitude'] = tf.add_n(
         [tf.reduce_mean(tf.abs(s)) for s in tf.nest.flatten(final_state)]) / len(
             tf.nest.flatten(final_state))
-    return terms.total_loss, means, rows
+    return terms.total_loss, means, {}
 
   def _train_step(self, shards):
-    result, rows, gradient_norm, applied = self._devices.gradient_step(
+    result, _, gradient_norm, applied = self._devices.gradient_step(
         self._loss, self.agent.trainable_variables, self._optimizer,
         self._config.learner.gradient_clip_norm, shards)
     result['gradient_norm'] = gradient_norm
     result['update_applied'] = applied
-    return result, rows
+    return result
 
   def stats(self):
     return {'unroll_queue_size': self.unroll_queue.qsize()}

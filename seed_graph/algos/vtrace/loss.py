@@ -14,14 +14,6 @@ clipped surrogate on V-trace's advantages, as in Sample Factory's APPO (`policy_
 with r_t = pi(a_t|x_t) / mu(a_t|x_t) and A_t = r_t + gamma v_{t+1} - V(x_t), the loss is
 -min(r_t A_t, clip(r_t, 1 - eps, 1 + eps) A_t); the importance weight is then in the
 surrogate, not in A_t. `normalize_advantages` standardizes A_t over the batch first.
-
-The clip can instead be centred on a proximal policy pi_prox (`proximal_logits`; the
-decoupled objective of Hilton et al., 2021, "Batch size-invariance for policy
-optimization"): r_t = pi / pi_prox, and the actors' lag behind pi_prox is corrected by
-V-trace's truncated weight min(rho-bar_pg, pi_prox / mu) on each term. With pi_prox = mu
-this is the surrogate above; the learner passes its own policy from the batch's first
-pass, so data that waited in the queue is not clipped for how far the policy moved
-before training began.
 """
 
 import collections
@@ -50,8 +42,7 @@ def clip_rewards(rewards, mode: str):
 def impala_loss(learner_outputs, behaviour_logits, actions, rewards, dones, *,
                 discount, truncations=None, baseline_cost, entropy_cost, reward_clipping='none',
                 reward_scale=1.0, lambda_=1.0, clip_rho_threshold=1.0,
-                clip_pg_rho_threshold=1.0, policy_clip=0.0, normalize_advantages=False,
-                proximal_logits=None):
+                clip_pg_rho_threshold=1.0, policy_clip=0.0, normalize_advantages=False):
   """Loss of one batch of unrolls.
 
   Args:
@@ -69,8 +60,6 @@ def impala_loss(learner_outputs, behaviour_logits, actions, rewards, dones, *,
     lambda_, clip_rho_threshold, clip_pg_rho_threshold: V-trace parameters.
     policy_clip: 0 for IMPALA's policy gradient; eps > 0 for the clipped surrogate.
     normalize_advantages: standardize the policy-gradient advantages over the batch.
-    proximal_logits: `[T+1, B, A]` logits of the policy the clip is centred on (None:
-      the behaviour policy's); used only with `policy_clip`.
 
   Returns:
     LossTerms (scalars; means over time and batch): with `clip_fraction` the share of
@@ -88,28 +77,18 @@ def impala_loss(learner_outputs, behaviour_logits, actions, rewards, dones, *,
   target_log_probs = _log_probs(target_logits, taken_actions)
   behaviour_log_probs = _log_probs(behaviour_logits[:-1], taken_actions)
   returns = vtrace.from_importance_weights(
-      log_rhos=target_log_probs - behaviour_log_probs,
-      discounts=discounts,
-      rewards=transition_rewards,
-      values=values,
-      bootstrap_value=bootstrap_value,
-      clip_rho_threshold=clip_rho_threshold,
-      clip_pg_rho_threshold=clip_pg_rho_threshold,
+      log_rhos=target_log_probs - behaviour_log_probs, discounts=discounts,
+      rewards=transition_rewards, values=values, bootstrap_value=bootstrap_value,
+      clip_rho_threshold=clip_rho_threshold, clip_pg_rho_threshold=clip_pg_rho_threshold,
       lambda_=lambda_)
 
-  if policy_clip:
-    advantages = _advantages(returns.vs, transition_rewards, discounts, values,
-                             bootstrap_value)
-  else:
-    advantages = returns.pg_advantages
+  advantages = returns.pg_advantages if not policy_clip else _advantages(
+      returns.vs, transition_rewards, discounts, values, bootstrap_value)
   if normalize_advantages:
     mean, variance = tf.nn.moments(advantages, axes=[0, 1])
     advantages = (advantages - mean) / (tf.sqrt(variance) + 1e-8)
-  proximal_log_probs = (None if proximal_logits is None
-                        else _log_probs(proximal_logits[:-1], taken_actions))
-  policy_loss, clip_fraction = _policy_loss(
-      target_log_probs, behaviour_log_probs, proximal_log_probs, advantages,
-      policy_clip, clip_pg_rho_threshold)
+  policy_loss, clip_fraction = _policy_loss(target_log_probs, behaviour_log_probs,
+                                            advantages, policy_clip)
   baseline_loss = 0.5 * tf.reduce_mean(tf.square(returns.vs - values))
   entropy, behaviour_kl = _entropy_and_kl(target_logits, behaviour_logits[:-1])
   entropy_loss = -entropy
@@ -145,22 +124,15 @@ def _log_probs(logits, actions):
   return -tf.nn.sparse_softmax_cross_entropy_with_logits(labels=actions, logits=logits)
 
 
-def _policy_loss(target_log_probs, behaviour_log_probs, proximal_log_probs, advantages,
-                 policy_clip: float, clip_pg_rho_threshold: float):
+def _policy_loss(target_log_probs, behaviour_log_probs, advantages, policy_clip: float):
   """(loss, share of ratios outside the clip). `policy_clip` 0: IMPALA's policy gradient
-  (the advantages carry V-trace's importance weight). Otherwise PPO's clipped surrogate
-  with ratios pi / pi_prox (pi_prox None: mu, APPO's), each term then weighted by the
-  truncated min(rho-bar_pg, pi_prox / mu)."""
+  (the advantages carry V-trace's importance weight); otherwise PPO's clipped surrogate
+  with ratios r_t = pi / mu."""
   if not policy_clip:
     return -tf.reduce_mean(target_log_probs * advantages), tf.constant(0.0)
-  if proximal_log_probs is None:
-    ratios, lag_weights = tf.exp(target_log_probs - behaviour_log_probs), 1.0
-  else:
-    ratios = tf.exp(target_log_probs - proximal_log_probs)
-    lag_weights = tf.stop_gradient(tf.minimum(
-        clip_pg_rho_threshold, tf.exp(proximal_log_probs - behaviour_log_probs)))
+  ratios = tf.exp(target_log_probs - behaviour_log_probs)
   clipped = tf.clip_by_value(ratios, 1.0 - policy_clip, 1.0 + policy_clip)
-  loss = -tf.reduce_mean(lag_weights * tf.minimum(ratios * advantages, clipped * advantages))
+  loss = -tf.reduce_mean(tf.minimum(ratios * advantages, clipped * advantages))
   outside = tf.abs(tf.stop_gradient(ratios) - 1.0) > policy_clip
   return loss, tf.reduce_mean(tf.cast(outside, tf.float32))
 
