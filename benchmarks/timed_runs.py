@@ -69,10 +69,12 @@ def run_launcher(tree: str, config: str, logdir: str, seconds: float, skip_secon
 def run_command(command: List[str], output_path: str, seconds: float, skip_seconds: float,
                 line_pattern: str, frames_per_line: int) -> Dict[str, float]:
   """Any program for `seconds`, in the directory of `output_path` (where it may leave
-  files), then SIGINT (SIGKILL 30 s later); its steady rate from
-  the lines of its output that match `line_pattern`, each counting `frames_per_line`
-  trained frames (CleanRL's `ppo_atari.py` prints `SPS:` once per iteration of 8
-  environments x 128 steps x 4 frames), timed as they arrive (unbuffered output)."""
+  files), then SIGINT (SIGKILL 30 s later); its steady rate from the lines of its output
+  that match `line_pattern`, timed as they arrive (unbuffered output). A pattern with a
+  group reads the program's running total of trained frames from it (Sample Factory:
+  `Total num frames: (\d+)`); without, each line counts `frames_per_line` frames
+  (CleanRL's `ppo_atari.py` prints `SPS:` once per iteration of 8 environments x 128
+  steps x 4 frames)."""
   pattern, points, start = re.compile(line_pattern), [], time.monotonic()
   with open(output_path, 'w') as output:
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -83,9 +85,11 @@ def run_command(command: List[str], output_path: str, seconds: float, skip_secon
     def read():
       for line in process.stdout:
         output.write(line)
-        if pattern.search(line):
-          points.append((time.monotonic() - start, frames_per_line * (len(points) + 1),
-                         None))
+        match = pattern.search(line)
+        if match:
+          frames = (float(match.group(1)) if pattern.groups
+                    else frames_per_line * (len(points) + 1))
+          points.append((time.monotonic() - start, frames, None))
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()

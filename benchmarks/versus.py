@@ -9,7 +9,9 @@ machine: training frames/s of each, alternating, and their ratio.
 
 The defaults read CleanRL's `ppo_atari.py`, which prints a line `SPS: ...` once per
 iteration: 8 environments x 128 steps, 4 frames a step. Another program needs the
-pattern of a line it prints once per fixed number of trained frames, and that number.
+pattern of a line it prints once per fixed number of trained frames, and that number; or
+a pattern whose group is its running total of trained frames (Sample Factory:
+`--other_line_pattern='Total num frames: (\d+)'`).
 How the other programs are set up is in `docs/results/speed.md#against-cleanrl`;
 they are not dependencies of this project.
 
@@ -36,7 +38,8 @@ from benchmarks import timed_runs
 _OTHER = flags.DEFINE_string('other_command', None, 'The other program\'s command line.')
 _PATTERN = flags.DEFINE_string('other_line_pattern', '^SPS:',
                                'A line the other program prints once per '
-                               '--other_frames_per_line trained frames.')
+                               '--other_frames_per_line trained frames, or (with a '
+                               'group) its running total of trained frames.')
 _FRAMES_PER_LINE = flags.DEFINE_integer('other_frames_per_line', 8 * 128 * 4,
                                         'Trained frames per such line.')
 _CONFIG = flags.DEFINE_string('config', 'configs/atari_cleanrl_vtrace.py',

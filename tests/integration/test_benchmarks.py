@@ -179,6 +179,18 @@ def test_versus():
       runs[0]['frames_per_second'] / runs[1]['frames_per_second'], rel=0.01)
 
 
+def test_a_running_total_of_frames_is_read_from_the_pattern_group(tmp_path):
+  # Sample Factory's form: a line every so often with the total trained so far.
+  from benchmarks import timed_runs  # pylint: disable=g-import-not-at-top
+  printer = ('import time\nfor i in range(1, 10**6): '
+             'print(f"Fps is (...). Total num frames: {i * 500}. Samples: 7"); '
+             'time.sleep(0.05)')
+  rate = timed_runs.run_command([sys.executable, '-c', printer], str(tmp_path / 'out'),
+                                seconds=4, skip_seconds=1,
+                                line_pattern=r'Total num frames: (\d+)', frames_per_line=1)
+  assert 5_000 <= rate['frames_per_second'] <= 10_000  # 500 frames, <= 20 lines a second.
+
+
 def test_football_academy(tmp_path):
   helpers.needs('gfootball')
   # A target of 0: stops (Ctrl-C) at the first finished episode; max_frames caps it.
