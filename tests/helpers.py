@@ -212,6 +212,21 @@ def node_logs(logdir, names, tail_chars=3000) -> str:
   return '\n'.join(parts)
 
 
+def serving_vtrace_learner(logdir_path, algorithm=None, **overrides):
+  """A V-trace learner (`small_cartpole_config`) serving inference on a free local port:
+  `.address`, `.config`; call `.shutdown()`."""
+  import portpicker  # pylint: disable=g-import-not-at-top
+  from seed_graph.algos.vtrace import learning  # pylint: disable=g-import-not-at-top
+  from seed_graph.nodes import learner as learner_lib  # pylint: disable=g-import-not-at-top
+  config = small_cartpole_config(logdir_path, **overrides)
+  node = learner_lib.Learner(config, algorithm or learning.VTraceLearner)
+  port = portpicker.pick_unused_port()
+  node.serve(port)
+  node.address = f'localhost:{port}'
+  node.config = config
+  return node
+
+
 def queued_vtrace_unrolls(learner, rng, count=4, steps=6):
   """`count` unrolls from a V-trace learner's own inference for `count` CartPole
   environments, as in a run; `steps` is the config's unroll length + 1

@@ -11,10 +11,8 @@ import tensorflow as tf
 
 from seed_graph import id_ranges
 from seed_graph.inference import messages
-from seed_graph.inference import transport
 from seed_graph.inference import wire
 from seed_graph.nodes import actor as actor_lib
-from seed_graph.nodes import control_edge
 from seed_graph.nodes import learner as learner_lib
 from seed_graph.nodes import learner_node
 from seed_graph.algos.vtrace import learning as vtrace_learner
@@ -31,19 +29,9 @@ class _EchoVTrace(vtrace_learner.VTraceLearner):
     return actions, logits, core_state
 
 
-def _serving_learner(tmp_path, algorithm=vtrace_learner.VTraceLearner, **overrides):
-  config = helpers.small_cartpole_config(tmp_path, **overrides)
-  node = learner_lib.Learner(config, algorithm)
-  port = portpicker.pick_unused_port()
-  node.serve(port)
-  node.address = f'localhost:{port}'
-  node.config = config
-  return node
-
-
 @pytest.fixture
 def learner(tmp_path):
-  node = _serving_learner(tmp_path)
+  node = helpers.serving_vtrace_learner(tmp_path)
   yield node
   node.shutdown()
 
@@ -52,7 +40,7 @@ def learner(tmp_path):
 def unbounded_learner(tmp_path):
   """Nobody trains here: a queue that never fills keeps back-pressure out of the test
   (back-pressure has its own test)."""
-  node = _serving_learner(tmp_path, **{'learner.queue_capacity': 10_000})
+  node = helpers.serving_vtrace_learner(tmp_path, **{'learner.queue_capacity': 10_000})
   yield node
   node.shutdown()
 
@@ -76,7 +64,8 @@ def _unrolls(learner):
 
 
 def test_each_caller_gets_its_own_actions(tmp_path):
-  learner = _serving_learner(tmp_path, _EchoVTrace, **{'learner.queue_capacity': 10_000})
+  learner = helpers.serving_vtrace_learner(tmp_path, _EchoVTrace,
+                                           **{'learner.queue_capacity': 10_000})
   errors = []
 
   def caller(actor_index):
@@ -251,45 +240,6 @@ def test_actor_survives_learner_restart(tmp_path, env_groups):
   second.shutdown()
   assert worker.steps >= resumed_from + 5
   assert worker.reconnects >= 1
-
-
-def test_the_control_edge_serves_its_methods_and_checks_the_secret(learner, monkeypatch):
-  import courier  # pylint: disable=g-import-not-at-top
-  port = portpicker.pick_unused_port()
-  server = control_edge.make_server(learner, port, secret='s3cret')
-  server.Start()
-  try:
-    raw = courier.Client(f'localhost:{port}')
-    assert sorted(courier.list_methods(raw)) == [
-        'get_hyperparameters', 'get_stats', 'get_weights', 'save', 'set_hyperparameters',
-        'set_weights', 'stop']
-    stats = raw.get_stats()  # Reading is open.
-    assert stats['frames'] == 0 and stats['learner_steps'] == 0
-    hyperparameters = raw.get_hyperparameters()
-    assert set(hyperparameters) == {'learning_rate', 'entropy_cost'}
-    for call in (raw.save, lambda: raw.save('wrong'), raw.stop, lambda: raw.stop(''),
-                 raw.get_weights, lambda: raw.set_hyperparameters('', {'entropy_cost': 1.0}),
-                 lambda: raw.set_weights('wrong', {}, 'x')):
-      with pytest.raises(Exception, match="does not carry the run's secret"):
-        call()
-    assert not learner.stopping() and helpers.latest_checkpoint(learner.config.logdir) == ''
-    # A learner client carries its process's secret.
-    monkeypatch.setenv(transport.RUN_SECRET_VARIABLE, 's3cret')
-    client = learner_node.LearnerClient(f'localhost:{port}', learner.address)
-    assert client.save().startswith(str(learner.config.logdir))
-    assert client.get_stats()['frames'] == 0
-    # Population-based training's calls, bytes across Courier both ways.
-    assert client.get_hyperparameters() == hyperparameters
-    client.set_weights(client.get_weights(), 'itself')
-    assert client.set_hyperparameters({'entropy_cost': 0.25})['entropy_cost'] == 0.25
-    with pytest.raises(Exception, match='unknown hyperparameter'):
-      client.set_hyperparameters({'nope': 1.0})  # Fails the caller; the server goes on.
-    stats = client.get_stats()
-    assert stats['weights_loaded'] == 1 and stats['hyperparameters_set'] == 1
-    client.stop()
-    assert learner.stopping()
-  finally:
-    server.Stop()
 
 
 @pytest.mark.parametrize('jit_compile', [False, True])
