@@ -6,9 +6,9 @@ pass over 672 frames took 325-349 ms in bfloat16 against 503-517 ms in float32. 
 variables, their gradients and the optimizer stay float32; only the layer's arithmetic
 is cast, and its output is returned in the compute dtype for the next layer.
 
-The variables are `w` and `b` with Sonnet's initialization (truncated normal with
-stddev 1/sqrt(fan-in); zero bias), like `snt.Conv2D` and `snt.Linear`, so checkpoints
-written with those modules restore into these.
+The variables are `w` and `b`, like `snt.Conv2D`'s and `snt.Linear`'s (so checkpoints
+written with those modules restore into these), with Sonnet's initialization (truncated
+normal with stddev 1/sqrt(fan-in); zero bias) unless `w_init` is given.
 """
 
 from typing import Optional
@@ -27,12 +27,14 @@ def _fan_in_initializer(shape):
 class _CastLayer(snt.Module):
   """Creates `w` (and `b`) on the first call from the input's last dimension."""
 
-  def __init__(self, output_size: int, compute_dtype: str, name: Optional[str]):
+  def __init__(self, output_size: int, compute_dtype: str, name: Optional[str],
+               w_init: Optional[snt.initializers.Initializer]):
     super().__init__(name=name)
     if compute_dtype not in COMPUTE_DTYPES:
       raise ValueError(f'compute dtype {compute_dtype!r}: expected one of {COMPUTE_DTYPES}')
     self._output_size = output_size
     self._compute_dtype = tf.as_dtype(compute_dtype)
+    self._w_init = w_init
     self.w = None
     self.b = None
 
@@ -42,20 +44,23 @@ class _CastLayer(snt.Module):
   def _variables(self, inputs):
     if self.w is None:
       shape = self._weight_shape(int(inputs.shape[-1]))
+      w_init = self._w_init or _fan_in_initializer(shape)
       with self.name_scope:
-        self.w = tf.Variable(_fan_in_initializer(shape)(shape, tf.float32), name='w')
+        self.w = tf.Variable(w_init(shape, tf.float32), name='w')
         self.b = tf.Variable(tf.zeros([self._output_size], tf.float32), name='b')
     cast = lambda x: tf.cast(x, self._compute_dtype)
     return cast(inputs), cast(self.w), cast(self.b)
 
 
 class Conv2D(_CastLayer):
-  """`Conv2D(output_channels, kernel_size, stride, padding, compute_dtype)`, NHWC."""
+  """`Conv2D(output_channels, kernel_size, stride, padding, compute_dtype, w_init)`,
+  NHWC."""
 
   def __init__(self, output_channels: int, kernel_size: int, stride: int = 1,
                padding: str = 'SAME', compute_dtype: str = 'float32',
-               name: Optional[str] = None):
-    super().__init__(output_channels, compute_dtype, name)
+               name: Optional[str] = None,
+               w_init: Optional[snt.initializers.Initializer] = None):
+    super().__init__(output_channels, compute_dtype, name, w_init)
     self._kernel_size = kernel_size
     self._stride = stride
     self._padding = padding
@@ -69,11 +74,12 @@ class Conv2D(_CastLayer):
 
 
 class Linear(_CastLayer):
-  """`Linear(output_size, compute_dtype)` on `[B, N]` inputs."""
+  """`Linear(output_size, compute_dtype, w_init)` on `[B, N]` inputs."""
 
   def __init__(self, output_size: int, compute_dtype: str = 'float32',
-               name: Optional[str] = None):
-    super().__init__(output_size, compute_dtype, name)
+               name: Optional[str] = None,
+               w_init: Optional[snt.initializers.Initializer] = None):
+    super().__init__(output_size, compute_dtype, name, w_init)
 
   def _weight_shape(self, input_size):
     return (input_size, self._output_size)

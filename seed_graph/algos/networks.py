@@ -5,7 +5,8 @@ previous reward, as in SEED RL. Its recurrent state is reset to zero wherever `d
 is set: the observation at such a step is the first of a new episode.
 """
 
-from typing import Sequence
+import math
+from typing import Optional, Sequence
 
 import sonnet as snt
 import tensorflow as tf
@@ -14,12 +15,26 @@ from seed_graph import config_schema
 from seed_graph.algos import layers
 
 
+INITIALIZATIONS = ('fan_in', 'orthogonal')
+RELU_GAIN = math.sqrt(2.0)  # Keeps activations' scale through ReLU layers (He et al.).
+
+
+def weight_init(initialization: str, gain: float) -> Optional[snt.initializers.Initializer]:
+  """Weights of a layer followed by an activation of `gain`: None for Sonnet's own
+  (`'fan_in'`: truncated normal, stddev 1/sqrt(fan-in)), or orthogonal with that gain."""
+  if initialization == 'fan_in':
+    return None
+  if initialization == 'orthogonal':
+    return snt.initializers.Orthogonal(gain=gain)
+  raise ValueError(f'initialization {initialization!r}: expected one of {INITIALIZATIONS}')
+
+
 class MLPTorso(snt.Module):
   """Fully connected torso for vector observations."""
 
-  def __init__(self, hidden_sizes: Sequence[int], name='mlp_torso'):
+  def __init__(self, hidden_sizes: Sequence[int], w_init=None, name='mlp_torso'):
     super().__init__(name=name)
-    self._mlp = snt.nets.MLP(list(hidden_sizes), activate_final=True)
+    self._mlp = snt.nets.MLP(list(hidden_sizes), w_init=w_init, activate_final=True)
 
   def __call__(self, observations):
     observations = tf.cast(observations, tf.float32)
@@ -29,10 +44,12 @@ class MLPTorso(snt.Module):
 
 class _ResidualBlock(snt.Module):
 
-  def __init__(self, channels, compute_dtype='float32', name=None):
+  def __init__(self, channels, compute_dtype='float32', w_init=None, name=None):
     super().__init__(name=name)
-    self._conv_a = layers.Conv2D(channels, 3, compute_dtype=compute_dtype, name='conv_a')
-    self._conv_b = layers.Conv2D(channels, 3, compute_dtype=compute_dtype, name='conv_b')
+    self._conv_a = layers.Conv2D(channels, 3, compute_dtype=compute_dtype, w_init=w_init,
+                                 name='conv_a')
+    self._conv_b = layers.Conv2D(channels, 3, compute_dtype=compute_dtype, w_init=w_init,
+                                 name='conv_b')
 
   def __call__(self, x):
     residual = self._conv_b(tf.nn.relu(self._conv_a(tf.nn.relu(x))))
@@ -67,18 +84,20 @@ class ResNetTorso(snt.Module):
   """
 
   def __init__(self, channels=(16, 32, 32), hidden_size=256, compute_dtype='float32',
-               center_frames=False, name='resnet_torso'):
+               center_frames=False, w_init=None, name='resnet_torso'):
     super().__init__(name=name)
     self._compute_dtype = compute_dtype
     self._center_frames = center_frames
     self._stacks = []
     for index, num_channels in enumerate(channels):
       self._stacks.append((
-          layers.Conv2D(num_channels, 3, compute_dtype=compute_dtype, name=f'conv_{index}'),
-          _ResidualBlock(num_channels, compute_dtype, name=f'residual_{index}_a'),
-          _ResidualBlock(num_channels, compute_dtype, name=f'residual_{index}_b'),
+          layers.Conv2D(num_channels, 3, compute_dtype=compute_dtype, w_init=w_init,
+                        name=f'conv_{index}'),
+          _ResidualBlock(num_channels, compute_dtype, w_init, name=f'residual_{index}_a'),
+          _ResidualBlock(num_channels, compute_dtype, w_init, name=f'residual_{index}_b'),
       ))
-    self._linear = layers.Linear(hidden_size, compute_dtype=compute_dtype, name='linear')
+    self._linear = layers.Linear(hidden_size, compute_dtype=compute_dtype, w_init=w_init,
+                                 name='linear')
 
   def __call__(self, observations):
     x = _scaled_frames(observations, self._compute_dtype, self._center_frames)
@@ -99,19 +118,18 @@ class AtariTorso(snt.Module):
   arithmetic runs in `compute_dtype` (see `layers`); the features come out float32."""
 
   def __init__(self, hidden_size=512, compute_dtype='float32', center_frames=False,
-               name='atari_torso'):
+               w_init=None, name='atari_torso'):
     super().__init__(name=name)
     self._compute_dtype = compute_dtype
     self._center_frames = center_frames
     self._convs = [
-        layers.Conv2D(32, 8, stride=4, padding='VALID', compute_dtype=compute_dtype,
-                      name='conv_0'),
-        layers.Conv2D(64, 4, stride=2, padding='VALID', compute_dtype=compute_dtype,
-                      name='conv_1'),
-        layers.Conv2D(64, 3, stride=1, padding='VALID', compute_dtype=compute_dtype,
-                      name='conv_2'),
+        layers.Conv2D(channels, kernel, stride=stride, padding='VALID',
+                      compute_dtype=compute_dtype, w_init=w_init, name=f'conv_{index}')
+        for index, (channels, kernel, stride) in enumerate([(32, 8, 4), (64, 4, 2),
+                                                           (64, 3, 1)])
     ]
-    self._linear = layers.Linear(hidden_size, compute_dtype=compute_dtype, name='dense')
+    self._linear = layers.Linear(hidden_size, compute_dtype=compute_dtype, w_init=w_init,
+                                 name='dense')
 
   def __call__(self, observations):
     x = _scaled_frames(observations, self._compute_dtype, self._center_frames)
@@ -221,19 +239,24 @@ NETWORK_KEYS = {
     'center_frames': config_schema.Key(
         False, "Image torsos: subtract each frame's mean pixel (Atari's constant "
         'backgrounds otherwise drown the ball and paddles).', fixed=True),
+    'initialization': config_schema.Key(
+        'fan_in', "Weights at creation: 'fan_in', Sonnet's (truncated normal, stddev "
+        "1/sqrt(fan-in)); 'orthogonal', CleanRL's PPO's: orthogonal, gain sqrt(2) in the "
+        "torso, 0.01 on the policy head, 1 on the value head (R2D2's heads keep Sonnet's).",
+        config_schema.one_of(*INITIALIZATIONS)),
 }
 
 
 def make_torso(network_config) -> snt.Module:
   """The torso named by `network_config.torso` (one of TORSOS)."""
-  compute_dtype = network_config.compute_dtype
-  center_frames = network_config.center_frames
+  w_init = weight_init(network_config.initialization, RELU_GAIN)
   if network_config.torso == 'mlp':
-    return MLPTorso(network_config.mlp_sizes)
+    return MLPTorso(network_config.mlp_sizes, w_init=w_init)
+  image_options = dict(hidden_size=network_config.torso_hidden_size,
+                       compute_dtype=network_config.compute_dtype,
+                       center_frames=network_config.center_frames, w_init=w_init)
   if network_config.torso == 'resnet':
-    return ResNetTorso(hidden_size=network_config.torso_hidden_size,
-                       compute_dtype=compute_dtype, center_frames=center_frames)
+    return ResNetTorso(**image_options)
   if network_config.torso == 'atari':
-    return AtariTorso(hidden_size=network_config.torso_hidden_size,
-                      compute_dtype=compute_dtype, center_frames=center_frames)
+    return AtariTorso(**image_options)
   raise ValueError(f'network.torso={network_config.torso!r}: expected one of {TORSOS}')

@@ -41,6 +41,7 @@ def _config(tmp_path):
     ('network.torso', 'transformer', 'network.torso'),
     ('network.torso', 'atari', "network.torso: 'atari' needs image observations"),
     ('network.compute_dtype', 'float16', 'network.compute_dtype: expected one of'),
+    ('network.initialization', 'xavier', 'network.initialization: expected one of'),
     ('network.compute_dtype', 'bfloat16', "the 'mlp' torso is float32"),
     ('evaluators.epsilon', 2.0, 'evaluators.epsilon'),
     ('total_environment_frames', 0, 'total_environment_frames: must be positive'),

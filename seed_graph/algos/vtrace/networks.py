@@ -14,11 +14,14 @@ class ActorCriticAgent(snt.Module):
   """A `networks.RecurrentCore` with policy-logits and value-baseline heads."""
 
   def __init__(self, num_actions: int, torso: snt.Module, lstm_size: int,
-               name='actor_critic'):
+               initialization: str = 'fan_in', name='actor_critic'):
     super().__init__(name=name)
     self._core = networks.RecurrentCore(num_actions, torso, lstm_size)
-    self._policy_head = snt.Linear(num_actions, name='policy_logits')
-    self._baseline_head = snt.Linear(1, name='baseline')
+    # Orthogonal: a near-uniform first policy (gain 0.01), values of unit scale.
+    self._policy_head = snt.Linear(
+        num_actions, w_init=networks.weight_init(initialization, 0.01), name='policy_logits')
+    self._baseline_head = snt.Linear(
+        1, w_init=networks.weight_init(initialization, 1.0), name='baseline')
 
   def initial_state(self, batch_size):
     return self._core.initial_state(batch_size)
@@ -55,4 +58,4 @@ def make_agent(network_config, observation_shape, num_actions) -> ActorCriticAge
   """The actor-critic agent with the torso named by `network_config.torso`."""
   del observation_shape  # Sonnet modules infer input sizes on first call.
   return ActorCriticAgent(num_actions, networks.make_torso(network_config),
-                          network_config.lstm_size)
+                          network_config.lstm_size, network_config.initialization)
