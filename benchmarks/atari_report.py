@@ -52,7 +52,8 @@ def read_run(logdir: str) -> Optional[dict]:
   return {
       'game': game, 'seed': suite['seed'], 'config': suite['config'],
       'overrides': suite['overrides'], 'variant': suite.get('variant', ''),
-      'commit': ', '.join(dict.fromkeys(l['commit'] for l in suite['launches'])),
+      'commit': ', '.join(dict.fromkeys(_launch(l, suite['overrides'])
+                                        for l in suite['launches'])),
       'budget': suite['frames'], 'budget_changes': suite.get('budget_changes', []),
       'frames': int(frames[-1]),
       'final_return': next((r for r in reversed(curves['return']) if r is not None), None),
@@ -63,6 +64,14 @@ def read_run(logdir: str) -> Optional[dict]:
                                        round(curves['minutes'][at_anchor] * 60)),
       'curve': list(zip(frames, curves['return'])),
   }
+
+
+def _launch(launch: dict, overrides: List[str]) -> str:
+  """A launch's commit, with its own overrides where they were not the run's setting's
+  (a run renamed when the preset took on what had been its override)."""
+  own = launch.get('overrides', overrides)
+  return launch['commit'] if own == overrides else (
+      f'{launch["commit"]} with {" ".join(own) or "no overrides"}')
 
 
 def read_runs(root: str) -> List[dict]:

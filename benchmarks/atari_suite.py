@@ -86,7 +86,8 @@ def _record_launch(logdir: str, game: str, seed: int) -> None:
         {'at_frames': atari_report.frames_trained(logdir), 'from': record['frames'],
          'to': _FRAMES.value})
     record['frames'] = _FRAMES.value
-  record['launches'].append({'commit': _commit(), 'time': time.strftime('%Y-%m-%d %H:%M')})
+  record['launches'].append({'commit': _commit(), 'time': time.strftime('%Y-%m-%d %H:%M'),
+                             'overrides': _OVERRIDES})
   with open(os.path.join(logdir, atari_report.SUITE_FILE), 'w') as f:
     json.dump(record, f, indent=1)
 

@@ -7,13 +7,13 @@ import json
 from benchmarks import atari_report
 
 
-def _run(root, directory, seed, returns, variant='', overrides=()):
+def _run(root, directory, seed, returns, variant='', overrides=(), launches=None):
   """A finished 2M-frame Pong run: a record every 0.5M frames, a minute apart."""
   run = root / 'Pong' / directory
   run.mkdir(parents=True)
   suite = {'config': 'configs/atari_cleanrl_vtrace.py', 'overrides': list(overrides),
            'game': 'Pong', 'seed': seed, 'frames': 2_000_000,
-           'launches': [{'commit': 'abc1234', 'time': '2026-11-26 02:00'}]}
+           'launches': launches or [{'commit': 'abc1234', 'time': '2026-11-26 02:00'}]}
   if variant:
     suite['variant'] = variant
   (run / atari_report.SUITE_FILE).write_text(json.dumps(suite))
@@ -40,3 +40,15 @@ def test_each_setting_is_a_row_of_its_own_with_its_command(tmp_path):
   runs = json.loads((tmp_path / 'page' / 'atari.json').read_text())['runs']
   assert sorted((r['variant'], r['seed']) for r in runs) == [('', 0), ('', 1), ('epochs2', 0)]
   assert (tmp_path / 'page' / 'atari.png').stat().st_size > 0
+
+
+def test_a_launch_made_with_other_overrides_than_the_runs_setting_says_so(tmp_path):
+  # Started as a variant, then the preset took on its override: the run is the preset's.
+  root = tmp_path / 'runs'
+  _run(root, 'seed0', 0, [-20.0, 0.0, 19.0, 20.5], launches=[
+      {'commit': 'abc1234', 'time': '2026-11-26 02:00',
+       'overrides': ['network.initialization=orthogonal']},
+      {'commit': 'def5678', 'time': '2026-11-26 03:00', 'overrides': []}])
+  atari_report.write(str(root), str(tmp_path / 'page'))
+  page = (tmp_path / 'page' / 'atari.md').read_text()
+  assert '`abc1234 with network.initialization=orthogonal, def5678` | - |' in page
