@@ -20,8 +20,8 @@ RELU_GAIN = math.sqrt(2.0)  # Keeps activations' scale through ReLU layers (He e
 
 
 def weight_init(initialization: str, gain: float) -> Optional[snt.initializers.Initializer]:
-  """Weights of a layer followed by an activation of `gain`: None for Sonnet's own
-  (`'fan_in'`: truncated normal, stddev 1/sqrt(fan-in)), or orthogonal with that gain."""
+  """A layer's weight initializer: None for Sonnet's own (`'fan_in'`: truncated normal,
+  stddev 1/sqrt(fan-in); `gain` unused), or orthogonal scaled by `gain`."""
   if initialization == 'fan_in':
     return None
   if initialization == 'orthogonal':
