@@ -24,8 +24,10 @@ def launcher_module(tree: str) -> str:
 def steady_rate(points: Sequence[tuple], skip_seconds: float) -> Optional[Dict[str, float]]:
   """(seconds since start, frames, learner steps or None) points -> frames/s (and learner
   steps/s) from the first point at or after `skip_seconds` to the last; None if fewer
-  than two such points."""
-  steady = [p for p in points if p[0] >= skip_seconds]
+  than two such points. Where learner steps are known, start-up also lasts until the
+  learner's first step: its first trace can outlast `skip_seconds` on a loaded machine,
+  and a window that holds none of the learner's steps measures no training."""
+  steady = [p for p in points if p[0] >= skip_seconds and (p[2] is None or p[2] > 0)]
   if len(steady) < 2 or steady[-1][0] <= steady[0][0]:
     return None
   (t0, f0, s0), (t1, f1, s1) = steady[0], steady[-1]
@@ -38,8 +40,9 @@ def steady_rate(points: Sequence[tuple], skip_seconds: float) -> Optional[Dict[s
 def _fail(what: str, output_path: str, skip_seconds: float, code) -> RuntimeError:
   with open(output_path, errors='replace') as f:
     tail = f.read()[-3000:]
-  return RuntimeError(f'{what}: fewer than 2 reports after {skip_seconds:g} s (exit code '
-                      f'{code}); its output ends:\n{tail}')
+  return RuntimeError(f'{what}: fewer than 2 reports after {skip_seconds:g} s (and, where '
+                      f'reported, the first learner step) (exit code {code}); its output '
+                      f'ends:\n{tail}')
 
 
 def run_launcher(tree: str, config: str, logdir: str, seconds: float, skip_seconds: float,
@@ -68,7 +71,7 @@ def run_launcher(tree: str, config: str, logdir: str, seconds: float, skip_secon
 
 def run_command(command: List[str], output_path: str, seconds: float, skip_seconds: float,
                 line_pattern: str, frames_per_line: int) -> Dict[str, float]:
-  """Any program for `seconds`, in the directory of `output_path` (where it may leave
+  r"""Any program for `seconds`, in the directory of `output_path` (where it may leave
   files), then SIGINT (SIGKILL 30 s later); its steady rate from the lines of its output
   that match `line_pattern`, timed as they arrive (unbuffered output). A pattern with a
   group reads the program's running total of trained frames from it (Sample Factory:

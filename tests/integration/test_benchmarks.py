@@ -149,7 +149,7 @@ def test_revisions():
   # start-up test_soak covers).
   local_mt = '--launch_type=local_mt'
   out = run_benchmark('revisions', '--baseline=HEAD', '--candidate=HEAD', '--pairs=1',
-                      '--seconds=12', '--skip_seconds=1', f'--baseline_flags={local_mt}',
+                      '--seconds=20', '--skip_seconds=1', f'--baseline_flags={local_mt}',
                       f'--candidate_flags={local_mt}', '--config.actors.num=1',
                       '--config.evaluators.num=0', '--config.logging.interval_seconds=1')
   *runs, summary = json_lines(out)
@@ -167,7 +167,7 @@ def test_versus():
   other = (f'{sys.executable} -c "import time\nwhile True: print(\'SPS: 1\'); '
            f'time.sleep(0.05)"')
   out = run_benchmark('versus', f'--other_command={other}', '--other_frames_per_line=100',
-                      '--config=configs/cartpole_vtrace.py', '--pairs=1', '--seconds=12',
+                      '--config=configs/cartpole_vtrace.py', '--pairs=1', '--seconds=20',
                       '--skip_seconds=1', '--launcher_flags=--launch_type=local_mt',
                       '--config.actors.num=1', '--config.evaluators.num=0',
                       '--config.logging.interval_seconds=1')

@@ -1,0 +1,30 @@
+"""The steady rate the end-to-end comparisons (`revisions`, `versus`) report: measured
+from the end of start-up, which for our learner includes its first step."""
+
+import pytest
+
+from benchmarks import timed_runs
+
+
+def test_the_window_starts_at_skip_seconds_and_ends_at_the_last_point():
+  points = [(0.5, 0, 0), (1.0, 100, 1), (3.0, 500, 5), (5.0, 900, 9)]
+  rate = timed_runs.steady_rate(points, skip_seconds=1.0)
+  assert rate == pytest.approx({'frames_per_second': 200.0, 'seconds': 4.0,
+                                'learner_steps_per_second': 2.0})
+
+
+def test_reports_before_the_learners_first_step_are_start_up():
+  # Actors stream frames while the learner traces its first step (seconds on CI).
+  points = [(1.0, 100, 0), (2.0, 300, 0), (3.0, 500, 1), (5.0, 900, 5)]
+  rate = timed_runs.steady_rate(points, skip_seconds=1.0)
+  assert rate == pytest.approx({'frames_per_second': 200.0, 'seconds': 2.0,
+                                'learner_steps_per_second': 2.0})
+
+
+def test_a_learner_that_never_stepped_gives_no_rate():
+  assert timed_runs.steady_rate([(1.0, 100, 0), (2.0, 300, 0), (3.0, 500, 0)], 1.0) is None
+
+
+def test_another_programs_points_carry_no_learner_steps():
+  rate = timed_runs.steady_rate([(0.5, 0, None), (1.0, 100, None), (2.0, 300, None)], 1.0)
+  assert rate == {'frames_per_second': 200.0, 'seconds': 1.0}
