@@ -16,11 +16,11 @@ Runs one training at a time (`python -m seed_graph.launch.local`, output in
 `--variant=epochs2 --config.learner.epochs=2`, shares the root and the page) with
 `env.game`, `seed` (which seeds the network's initialization and the environments) and
 `total_environment_frames` set. A run that has reached the budget is skipped; one that
-was interrupted (Ctrl-C here stops the current run in order, saving) resumes from its
-checkpoint the next time, so the suite can be run again until it is complete. Each
-launch appends the checkout's commit to `<run>/suite.json`, and a run resumed with a
-different `--frames` records the change there (the learning rate decays linearly to 0 at
-the budget, so the page shows it beside the run).
+was interrupted (Ctrl-C or `kill` here stops the current run in order, saving)
+resumes from its checkpoint the next time, so the suite can be run again until it is
+complete. Each launch appends the checkout's commit to `<run>/suite.json`, and a run
+resumed with a different `--frames` records the change there (the learning rate decays
+linearly to 0 at the budget, so the page shows it beside the run).
 
 After every run, and alone with `--report_only`, `benchmarks.atari_report` writes
 `<output_dir>/atari.md`, `atari.json` and `atari.png` from every run under `--root`.
@@ -137,12 +137,24 @@ def check_flags(seeds) -> None:
       check_setting(game, seed)
 
 
+def stop_on_signals() -> None:
+  """SIGINT and SIGTERM both stop the current run in order (`train`'s KeyboardInterrupt).
+  A shell without job control (`nohup ... &` in a script) starts the suite with SIGINT
+  ignored, which Python keeps; and SIGTERM would end the suite alone, its launcher
+  training on."""
+  def interrupt(signum, frame):
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+  signal.signal(signal.SIGINT, signal.default_int_handler)
+  signal.signal(signal.SIGTERM, interrupt)
+
+
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {argv[1:]}')
   seeds = [int(seed) for seed in _SEEDS.value]
   if not _REPORT_ONLY.value:
     check_flags(seeds)
+    stop_on_signals()
     for game in _GAMES.value:
       for seed in seeds:
         run = run_dir(game, seed)

@@ -4,8 +4,10 @@ root, as its docstring says, on the smallest settings that keep its real code pa
 its figures. These check that the benchmarks work, not what they measure: the figures
 must be there and plausible (positive rates, the processes it names), not fast."""
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -205,6 +207,40 @@ def test_football_academy(tmp_path):
   assert result['wall_seconds_at_target'] > 0 and result['curve_every_10th']
 
 
+def _kill_marked(marker, process):
+  process.kill()  # A no-op once it has exited.
+  for leftover in helpers.marked_processes(marker):
+    with contextlib.suppress(Exception):  # It may have just exited.
+      leftover.kill()
+
+
+def _killed_once_training(suite, run) -> int:
+  """Starts the suite with SIGINT ignored, SIGTERMs it once the learner has stepped, and
+  checks that it stopped saving, leaving no process; the frames trained."""
+  marker = f'atari-suite-{os.getpid()}'
+  suite_process = subprocess.Popen(
+      [sys.executable, '-m', 'benchmarks.atari_suite', *suite[1:]], cwd=helpers.REPO,
+      env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL='2', **{helpers.MARKER_VARIABLE: marker}),
+      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+      preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+  try:
+    assert helpers.wait_for(lambda: any(m['learner_steps'] for m in helpers.read_metrics(run)),
+                            _TIMEOUT), 'no learner step'
+    suite_process.terminate()
+    _, errors = suite_process.communicate(timeout=_TIMEOUT)
+  except BaseException:
+    _kill_marked(marker, suite_process)
+    raise
+  nothing_left = helpers.wait_for(lambda: not helpers.marked_processes(marker), 30)
+  _kill_marked(marker, suite_process)
+  assert nothing_left, 'the launcher outlived the suite'
+  assert suite_process.returncode == 1 and 'stopped and saved' in errors.splitlines()[-1]
+  assert helpers.latest_checkpoint(run)
+  frames = helpers.read_metrics(run)[-1]['frames']
+  assert 0 < frames < 20000  # Stopped, not finished.
+  return frames
+
+
 def test_atari_suite(tmp_path):
   helpers.needs('ale_py')
   root, output = tmp_path / 'runs', tmp_path / 'results'
@@ -213,10 +249,9 @@ def test_atari_suite(tmp_path):
            '--config.actors.env_batch_size=4', '--config.evaluators.num=0',
            '--config.learner.batch_size=4', '--config.learner.minibatches=2',
            '--config.logging.interval_seconds=1')
-  # A budget, then the run resumed to a larger one: the change is on the page.
-  run_benchmark(*suite, '--frames=20000')
-  with open(output / 'atari.json') as f:
-    (first,) = json.load(f)['runs']
+  # Started as `nohup ... &` starts it (SIGINT ignored), `kill` stops the run in order.
+  interrupted = _killed_once_training(suite + ('--frames=20000',), root / 'Pong' / 'seed3')
+  # Resumed to a larger budget: the change is on the page.
   suite += ('--frames=24000',)
   run_benchmark(*suite)
   with open(output / 'atari.json') as f:
@@ -225,9 +260,7 @@ def test_atari_suite(tmp_path):
   assert run['frames'] >= 24000 and run['wall_clock_seconds'] > 0
   assert -21 <= run['final_return'] <= 21 and run['frames_to_anchor'] is None
   assert run['config'] == 'configs/atari_cleanrl_vtrace.py' and run['commit']
-  assert run['budget_changes'] == [
-      {'at_frames': first['frames'], 'from': 20000, 'to': 24000}]
-  assert run['wall_clock_seconds'] > first['wall_clock_seconds']
+  assert run['budget_changes'] == [{'at_frames': interrupted, 'from': 20000, 'to': 24000}]
   # Another setting in that run's directory fails before training, naming the way out.
   other = subprocess.run([sys.executable, '-m', 'benchmarks.atari_suite', *suite[1:],
                           '--config.learner.epochs=2'], cwd=helpers.REPO,
@@ -237,7 +270,7 @@ def test_atari_suite(tmp_path):
   page = (output / 'atari.md').read_text()
   assert '| Pong | atari_cleanrl_vtrace.py | 1 | 0.024M |' in page
   assert (output / 'atari.png').stat().st_size > 0
-  assert f'budget 0.02M until {first["frames"] / 1e6:.2f}M, then 0.024M' in page
+  assert f'budget 0.02M until {interrupted / 1e6:.2f}M, then 0.024M' in page
   assert ('atari_suite --config=configs/atari_cleanrl_vtrace.py --games=Pong --seeds=3 '
           '--frames=24000 --config.actors.num=1 ') in page  # The command for the row.
   # A complete run is not trained again; the report is written again.
