@@ -67,6 +67,7 @@ def _probability_of_right_action_after_training(config):
     ready += builder.record(np.arange(_NUM_ENVS), {
         'prev_actions': prev_actions, 'rewards': rewards, 'dones': no, 'truncations': no,
         'observations': observations, 'actions': actions, 'behaviour_logits': logits,
+        'policy_versions': np.zeros(_NUM_ENVS, np.int64),
     }, state)
     state = [s.numpy() for s in tf.nest.flatten(new_state)]
     rewards = (actions == cues).astype(np.float32)

@@ -40,6 +40,7 @@ def _step(learner, env_ids, t, run_ids, dones=None):
       'truncations': np.zeros(rows, bool),
       'observations': np.stack([env_ids, np.full(rows, t)], axis=1).astype(np.float32),
       'actions': actions, 'behaviour_logits': np.zeros((rows, 4), np.float32),
+      'policy_versions': np.zeros(rows, np.int64),
   }, before)
   # The new recurrent state marks which step produced it.
   learner.states.end_step(env_ids, actions, [np.full((rows, 5), t + 1, np.float32)])

@@ -2,6 +2,7 @@
 surrogate, and the figures that show how far off-policy its data is."""
 
 import numpy as np
+import pytest
 
 from seed_graph.algos.vtrace import learning as vtrace_learner
 from seed_graph.nodes import learner as learner_lib
@@ -23,8 +24,15 @@ def test_vtrace_trains_each_batch_for_epochs_of_minibatches(tmp_path):
   figures = learner.algorithm.train(batch)
   assert figures['update_applied'] is True and np.isfinite(figures['total_loss'])
   assert optimizer.iterations.numpy() == 6
-  learner.algorithm.train(batch)
+  # Actions of policy 0 trained by policies 0-5: a mean lag of 2.5 gradient steps.
+  assert figures['policy_lag'] == 2.5
+  assert learner.algorithm.train(batch)['policy_lag'] == 8.5  # Policies 6-11.
   assert optimizer.iterations.numpy() == 12
+  # New actions come from the policy trained so far, policy 12; each new unroll's first
+  # step is the last one's final step, chosen by policy 0.
+  fresh = helpers.queued_vtrace_unrolls(learner, np.random.default_rng(3))
+  assert learner.algorithm.train(fresh)['policy_lag'] == pytest.approx(
+      np.mean(np.arange(12, 18)) - np.mean([0, 12, 12, 12, 12]))
 
 
 def test_off_policy_figures_are_zero_on_fresh_data_and_grow_as_it_goes_stale(tmp_path):
@@ -34,7 +42,9 @@ def test_off_policy_figures_are_zero_on_fresh_data_and_grow_as_it_goes_stale(tmp
   # The unrolls came from the learner's own inference: on its one step, pi is mu.
   fresh = learner.algorithm.train(batch)
   assert fresh['clip_fraction'] == 0.0 and abs(fresh['behaviour_kl']) < 1e-5
+  assert fresh['policy_lag'] == 0.0
   for _ in range(5):  # The same batch again: as if it had waited in a full queue.
     stale = learner.algorithm.train(batch)
   assert stale['update_applied'] is True
   assert stale['behaviour_kl'] > 0.01 and stale['clip_fraction'] > 0.2
+  assert stale['policy_lag'] == 5.0

@@ -61,6 +61,8 @@ class VTraceLearner(base.Algorithm):
     self._pending = []
     self._train_fn = tf.function(self._train_step)
     self._rng = np.random.default_rng(config.seed)
+    # Gradient steps taken by this process: the version of the policy inference uses.
+    self._policy_version = 0
 
   # ---- Inference ------------------------------------------------------------------
 
@@ -94,6 +96,7 @@ class VTraceLearner(base.Algorithm):
         'dones': step.dones[training], 'truncations': step.truncations[training],
         'observations': step.observations[training],
         'actions': actions[training], 'behaviour_logits': logits[training],
+        'policy_versions': np.full(np.count_nonzero(training), self._policy_version),
     }, [s[training] for s in states_before])
     for unroll in unrolls:
       self._enqueue(unroll)
@@ -134,21 +137,26 @@ class VTraceLearner(base.Algorithm):
   def train(self, batch):
     learner = self._config.learner
     steps, states = self.stack(batch)
+    versions = steps.pop('policy_versions')
     size = learner.batch_size // learner.minibatches
     applied, figures = True, []
     for _ in range(learner.epochs):
       order = self._rng.permutation(learner.batch_size)
       for start in range(0, learner.batch_size, size):
+        rows = order[start:start + size]
         if size == learner.batch_size:
           minibatch = (steps, states)
         else:
-          rows = order[start:start + size]
           minibatch = (tf.nest.map_structure(lambda x, r=rows: x[:, r], steps),
                        tf.nest.map_structure(lambda x, r=rows: np.take(x, r, 0), states))
         # Time-major steps split along the batch axis 1, initial states along 0.
         terms = self._train_fn(self._devices.distribute(minibatch, batch_axes=(1, 0)))
         figures.append({k: float(v) for k, v in terms.items()})
+        # Gradient steps between the policies that chose the actions and the one trained.
+        figures[-1]['policy_lag'] = self._policy_version - float(
+            np.mean(versions[:-1, rows]))
         applied = applied and bool(figures[-1]['update_applied'])
+        self._policy_version += int(figures[-1]['update_applied'])
     means = {k: float(np.mean([f[k] for f in figures])) for k in figures[0]}
     means['update_applied'] = applied
     # What Adam applies now: `hyperparameter/learning_rate` times the decay.

@@ -12,9 +12,10 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
-# Arrays of an unroll, each `[unroll_length + 1, ...]`.
+# Arrays of an unroll, each `[unroll_length + 1, ...]`. `policy_versions`: the learner's
+# gradient steps when each action was chosen (the policy lag's origin).
 UNROLL_FIELDS = ('prev_actions', 'rewards', 'dones', 'truncations', 'observations',
-                 'actions', 'behaviour_logits')
+                 'actions', 'behaviour_logits', 'policy_versions')
 
 
 class Unroll:
@@ -50,6 +51,7 @@ class UnrollBuilder:
                                  observation_dtype),
         'actions': np.zeros((num_envs, steps), np.int32),
         'behaviour_logits': np.zeros((num_envs, steps, num_actions), np.float32),
+        'policy_versions': np.zeros((num_envs, steps), np.int64),
     }
 
   def reset(self, env_ids: np.ndarray):
