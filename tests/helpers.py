@@ -227,15 +227,20 @@ def serving_vtrace_learner(logdir_path, algorithm=None, **overrides):
   return node
 
 
+def vtrace_inference_step(learner, rng, count=4):
+  """One inference step of a V-trace learner for `count` CartPole environments, as an
+  actor's request would make it."""
+  from seed_graph.inference import messages  # pylint: disable=g-import-not-at-top
+  learner.infer_batch([messages.InferenceRequest(
+      np.arange(count, dtype=np.int32), np.full(count, 3, np.int64),
+      rng.random(count).astype(np.float32), np.zeros(count, bool), np.zeros(count, bool),
+      rng.normal(size=(count, 4)).astype(np.float32), False, np.zeros(count, bool))])
+
+
 def queued_vtrace_unrolls(learner, rng, count=4, steps=6):
   """`count` unrolls from a V-trace learner's own inference for `count` CartPole
   environments, as in a run; `steps` is the config's unroll length + 1
   (`small_cartpole_config`'s: 5 + 1)."""
-  from seed_graph.inference import messages  # pylint: disable=g-import-not-at-top
-  env_ids = np.arange(count, dtype=np.int32)
   for _ in range(steps):
-    learner.infer_batch([messages.InferenceRequest(
-        env_ids, np.full(count, 3, np.int64), rng.random(count).astype(np.float32),
-        np.zeros(count, bool), np.zeros(count, bool),
-        rng.normal(size=(count, 4)).astype(np.float32), False, np.zeros(count, bool))])
+    vtrace_inference_step(learner, rng, count)
   return [learner.algorithm.unroll_queue.get_nowait() for _ in range(count)]

@@ -108,6 +108,10 @@ class Algorithm(abc.ABC):
   def reset(self, env_ids: np.ndarray) -> None:
     """These environments started a new actor run: forget their partial data."""
 
+  def wait_to_act(self) -> None:
+    """Called before each inference step, outside the shell's locks; may block while
+    the algorithm wants no new data (V-trace's collect-then-train)."""
+
   def prepare(self, stopping: Callable[[], bool]) -> bool:
     """Waits for what training needs before inference starts; False if stopped."""
     del stopping

@@ -3,11 +3,12 @@ every environment's state, checkpoints, metrics and the run loop, and calls one
 algorithm object (`seed_graph.algos.base.Algorithm`) for what differs between
 V-trace and R2D2.
 
-One inference step (a batcher thread, `infer_batch`): merge the callers' requests,
-start new actor runs afresh, count episodes, ask the algorithm for its policy inputs,
-run the padded policy for every row, hand the training rows to the algorithm, store each
-environment's action and recurrent state, answer every caller. With several inference
-devices one batcher thread serves each; only the policy call runs outside the step lock.
+One inference step (a batcher thread, `infer_batch`): wait while the algorithm takes no
+data, merge the callers' requests, start new actor runs afresh, count episodes, ask the
+algorithm for its policy inputs, run the padded policy for every row, hand it the
+training rows, store each environment's action and recurrent state, answer every caller.
+With several inference devices one batcher thread serves each; only the policy call
+runs outside the step lock.
 
 The run loop (the node's main thread, `run`): `prepare`, serve, then until stopped or
 `total_environment_frames` is reached: `next_batch`, `train`, log, checkpoint on time.
@@ -143,6 +144,7 @@ class Learner:
   def infer_batch(self, requests, device: int = 0):
     """One inference step for parsed requests, on inference device `device`; returns
     the actions of each. Batches in flight together hold distinct environments."""
+    self.algorithm.wait_to_act()
     step = messages.merge_requests(requests)
     env_ids = step.env_ids
     with self._step_lock:

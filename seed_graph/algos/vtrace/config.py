@@ -50,6 +50,11 @@ LEARNER_KEYS = {
     'clip_rho_threshold': Key(1.0, 'V-trace rho-bar.', non_negative),
     'clip_pg_rho_threshold': Key(1.0, 'rho-bar of the policy-gradient advantages.',
                                  non_negative),
+    'collect_while_training': Key(True, "Actors act while the learner trains (SEED's "
+                                  'asynchrony); False holds inference from the moment a '
+                                  "batch is complete until it is trained (PPO's "
+                                  'collect-then-train: the policy lag is then only the '
+                                  "batch's own epochs and minibatches)."),
     'epochs': Key(1, 'Passes over each training batch (APPO: reuse data, off-policy '
                   'by V-trace and policy_clip).', positive),
     'minibatches': Key(1, 'Gradient steps per pass, each on this share of the batch\'s '

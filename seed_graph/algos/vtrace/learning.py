@@ -5,12 +5,15 @@ unrolls (`unrolls.py`), queued, and trained on in batches with the V-trace loss
 (`loss.py`).
 
 The unroll queue is bounded (`learner.queue_capacity`): when training falls behind,
-recording blocks, so inference and every actor wait rather than drop data. A batch is
+recording blocks, so inference and every actor wait rather than drop data. Without
+`learner.collect_while_training`, inference also waits from the moment a batch is
+complete until it is trained: collect, then train, as PPO does. A batch is
 trained on `learner.epochs` times, each time in `learner.minibatches` gradient steps on
 a random share of its unrolls (APPO; one step on the whole batch by default).
 """
 
 import queue
+import threading
 
 import numpy as np
 import tensorflow as tf
@@ -63,6 +66,9 @@ class VTraceLearner(base.Algorithm):
     self._rng = np.random.default_rng(config.seed)
     # Gradient steps taken by this process: the version of the policy inference uses.
     self._policy_version = 0
+    # Cleared while a batch trains when the actors may not act then.
+    self._may_act = threading.Event()
+    self._may_act.set()
 
   # ---- Inference ------------------------------------------------------------------
 
@@ -101,6 +107,10 @@ class VTraceLearner(base.Algorithm):
     for unroll in unrolls:
       self._enqueue(unroll)
 
+  def wait_to_act(self):
+    while not self._may_act.wait(0.5) and not self._stop.is_set():
+      continue
+
   def _enqueue(self, unroll):
     # Blocking put: when training falls behind, inference (and so every actor) waits.
     while not self._stop.is_set():
@@ -119,6 +129,8 @@ class VTraceLearner(base.Algorithm):
       except queue.Empty:
         return None
     batch, self._pending = self._pending, []
+    if not self._config.learner.collect_while_training:
+      self._may_act.clear()  # Until `train` is done with this batch.
     return batch
 
   def stack(self, unrolls):
@@ -135,6 +147,12 @@ class VTraceLearner(base.Algorithm):
                              steps['observations'], initial_state)
 
   def train(self, batch):
+    try:
+      return self._train_epochs(batch)
+    finally:
+      self._may_act.set()
+
+  def _train_epochs(self, batch):
     learner = self._config.learner
     steps, states = self.stack(batch)
     versions = steps.pop('policy_versions')
