@@ -39,6 +39,7 @@ import psutil
 
 from benchmarks import learners
 from benchmarks import paired
+from seed_graph.launch.runs import tensorflow_environment
 
 _CONFIG = flags.DEFINE_string('config', None, 'Experiment config file (overridden by '
                               '--config.KEY=VALUE).')
@@ -148,8 +149,8 @@ def main(argv):
   config.logdir = tempfile.mkdtemp(prefix='seed_graph_end_to_end_')
   config.evaluators.num = 0
   # As seed_graph/launch/local.py: the processes started below import TensorFlow with
-  # this set.
-  os.environ['TF_ENABLE_ONEDNN_OPTS'] = '1' if config.onednn else '0'
+  # these set.
+  tensorflow_environment.set_for_nodes(config.onednn)
   try:
     pairs, peak_gib = measure(config, _PAIRS.value, _WINDOW.value, _SETTLE.value,
                               _WARMUP.value)

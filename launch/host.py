@@ -34,6 +34,7 @@ from seed_graph.launch import placement
 from seed_graph.launch.runs import config_args
 from seed_graph.launch.runs import logdir_lock
 from seed_graph.launch.runs import program_args
+from seed_graph.launch.runs import tensorflow_environment
 from seed_graph.config_schema import ConfigError
 from seed_graph.inference import transport
 
@@ -120,7 +121,7 @@ def main(argv):
   if took_over:
     print(took_over, flush=True)
   learner_here = any(name.startswith('learner/') for name in mine)
-  os.environ['TF_ENABLE_ONEDNN_OPTS'] = '1' if config.onednn else '0'
+  tensorflow_environment.set_for_nodes(config.onednn)
   flags.FLAGS.lp_termination_notice_secs = _STOP_GRACE.value
   sys.exit(node_runner.run_nodes(
       commands, config, [l.control_address() for l in program_args.learners(program)],

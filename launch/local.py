@@ -33,6 +33,7 @@ from seed_graph import config_schema
 from seed_graph.launch.runs import config_args
 from seed_graph.launch.runs import logdir_lock
 from seed_graph.launch.runs import program_args
+from seed_graph.launch.runs import tensorflow_environment
 from seed_graph.launch.supervision import console as console_lib
 from seed_graph.launch.network import loopback_network
 from seed_graph.launch.supervision import node_commands
@@ -184,9 +185,7 @@ def main(argv):
         + f'; every key in {config.logdir}/config.json (--print_config documents them)',
         flush=True)
   flags.FLAGS.lp_termination_notice_secs = _STOP_GRACE.value  # This process's manager.
-  # TensorFlow reads this when a process imports it: local_mp's node processes, started
-  # below, inherit it (under local_mt the nodes share this process's TensorFlow).
-  os.environ['TF_ENABLE_ONEDNN_OPTS'] = '1' if config.onednn else '0'
+  tensorflow_environment.set_for_nodes(config.onednn)
   # The inference edge serves only streams that carry this (nodes inherit it); a
   # launcher that starts nodes elsewhere passes its own.
   os.environ.setdefault(transport.RUN_SECRET_VARIABLE, secrets.token_urlsafe(24))

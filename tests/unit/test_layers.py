@@ -11,6 +11,7 @@ import tensorflow as tf
 
 from seed_graph.algos import layers
 from seed_graph.algos import networks
+from seed_graph.launch.runs import tensorflow_environment
 
 
 def _frames(batch=6, channels=4):
@@ -76,7 +77,7 @@ print('ok')
 def test_bfloat16_keeps_float32_variables_and_gradients_and_close_outputs():
   result = subprocess.run([sys.executable, '-c', _BFLOAT16_CHECK], capture_output=True,
                           text=True, timeout=300,
-                          env=dict(os.environ, TF_ENABLE_ONEDNN_OPTS='1'))
+                          env=dict(os.environ, **tensorflow_environment.variables(True)))
   assert result.stdout.strip().endswith('ok'), result.stderr[-3000:]
 
 
