@@ -8,6 +8,11 @@ every run) and `atari.png` (per game and setting, the mean training return over 
 against frames, the spread between the lowest and highest seed shaded, the anchor's score
 as a line).
 
+Runs are read from the logdirs under the suite's root and from the `atari.json` already
+in the output directory: a run recorded there whose logdir is not under the root (made on
+another machine, or its logdir gone) stays on the page as recorded, with up to
+`CURVE_POINTS` points of its curve, which is all the picture needs.
+
 The anchor is CleanRL's PPO (`ppo_atari.py`, 3 seeds, 10M agent steps = 40M frames, its
 documentation's `docs/rl-algorithms/ppo.md`) on the same protocol; openai/baselines' PPO
 beside it.
@@ -22,6 +27,7 @@ from typing import List, Optional
 from seed_graph.launch import plot
 
 SUITE_FILE = 'suite.json'
+CURVE_POINTS = 100  # Of each run's curve kept in atari.json.
 # game: (CleanRL PPO mean, std; openai/baselines PPO mean, std), final returns at 40M frames.
 ANCHORS = {'Pong': (20.36, 0.20, 20.51, 0.50),
            'Breakout': (414.66, 28.09, 406.57, 31.55),
@@ -78,6 +84,23 @@ def read_runs(root: str) -> List[dict]:
   runs = [read_run(os.path.dirname(path))
           for path in sorted(glob.glob(os.path.join(root, '*', '*', SUITE_FILE)))]
   return [run for run in runs if run is not None]
+
+
+def _identity(run: dict) -> tuple:
+  return (*setting(run), run['seed'])
+
+
+def carried_runs(json_path: str, present: List[dict]) -> List[dict]:
+  """The runs of an earlier `atari.json` (finished and unfinished) that `present` (the
+  runs read from logdirs here) does not hold: runs made on another machine, or whose
+  logdirs are gone, stay on the page. A logdir here supersedes its run's record."""
+  if not os.path.exists(json_path):
+    return []
+  with open(json_path) as f:
+    page = json.load(f)
+  here = {_identity(run) for run in present}
+  return [run for run in page.get('runs', []) + page.get('unfinished', [])
+          if _identity(run) not in here]
 
 
 def _mean_std(values) -> str:
@@ -157,7 +180,7 @@ def _page(finished: List[dict], unfinished: List[dict]) -> str:
            'the first record whose mean reaches CleanRL\'s mean. Wall-clock counts the '
            'learner\'s running time (a resumed run\'s segments added up). The learning '
            'rate decays linearly to 0 at a run\'s budget: a run whose budget changed says '
-           'so.', '',
+           'so. Runs made elsewhere are carried from the previous `atari.json`.', '',
            '| game | setting | seeds | budget | final return | CleanRL PPO (40M) '
            '| baselines PPO (40M) | frames to anchor | wall-clock to anchor '
            '| training frames/s |', '| --- ' * 10 + '|']
@@ -186,7 +209,7 @@ def _plot(runs: List[dict], path: str) -> None:
   for game, ax in zip(games, axes[0]):
     for key in sorted({setting(run) for run in runs if run['game'] == game}):
       members = [run for run in runs if setting(run) == key]
-      curves = [c for c in ([(f, r) for f, r in run['curve'] if r is not None]
+      curves = [c for c in ([(f, r) for f, r in run.get('curve', []) if r is not None]
                             for run in members) if c]
       if curves:
         end = min(c[-1][0] for c in curves)
@@ -205,18 +228,27 @@ def _plot(runs: List[dict], path: str) -> None:
   pyplot.close(figure)
 
 
+def sparse(run: dict, points: int = CURVE_POINTS) -> dict:
+  """The run with at most `points` of its curve (evenly spaced, the last kept), enough to
+  draw it again from the JSON alone."""
+  curve = [(int(f), r) for f, r in run.get('curve', []) if r is not None]
+  stride = max(1, -(-len(curve) // points))
+  kept = curve[::-1][::stride][::-1]
+  return {**run, 'curve': [[f, round(r, 2)] for f, r in kept]}
+
+
 def write(root: str, output: str) -> List[str]:
   """Writes the page, its JSON and its picture into `output`; their paths."""
+  paths = [os.path.join(output, name) for name in ('atari.md', 'atari.json', 'atari.png')]
   runs = read_runs(root)
+  runs += carried_runs(paths[1], runs)
   finished = [run for run in runs if run['frames'] >= run['budget']]
   unfinished = [run for run in runs if run['frames'] < run['budget']]
   os.makedirs(output, exist_ok=True)
-  paths = [os.path.join(output, name) for name in ('atari.md', 'atari.json', 'atari.png')]
   with open(paths[0], 'w') as f:
     f.write(_page(finished, unfinished))
-  strip = lambda run: {k: v for k, v in run.items() if k != 'curve'}
   with open(paths[1], 'w') as f:
-    json.dump({'runs': [strip(r) for r in finished],
-               'unfinished': [strip(r) for r in unfinished]}, f, indent=1)
+    json.dump({'runs': [sparse(r) for r in finished],
+               'unfinished': [sparse(r) for r in unfinished]}, f, indent=1)
   _plot(runs, paths[2])
   return paths

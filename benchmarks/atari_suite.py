@@ -23,7 +23,8 @@ resumed with a different `--frames` records the change there (the learning rate 
 linearly to 0 at the budget, so the page shows it beside the run).
 
 After every run, and alone with `--report_only`, `benchmarks.atari_report` writes
-`<output_dir>/atari.md`, `atari.json` and `atari.png` from every run under `--root`.
+`<output_dir>/atari.md`, `atari.json` and `atari.png` from every run under `--root`,
+keeping the runs of the `atari.json` already there that have no logdir under `--root`.
 """
 
 import json

@@ -52,3 +52,30 @@ def test_a_launch_made_with_other_overrides_than_the_runs_setting_says_so(tmp_pa
   atari_report.write(str(root), str(tmp_path / 'page'))
   page = (tmp_path / 'page' / 'atari.md').read_text()
   assert '`abc1234 with network.initialization=orthogonal, def5678` | - |' in page
+
+
+def test_runs_recorded_on_the_page_but_not_under_the_root_stay(tmp_path):
+  # A first machine writes the page; a second has only its own new run, and seed 1's
+  # logdir, which supersedes the page's record of it.
+  first, second, page = tmp_path / 'first', tmp_path / 'second', tmp_path / 'page'
+  _run(first, 'seed0', 0, [-20.0, 0.0, 19.0, 20.5])
+  _run(first, 'seed1', 1, [-20.0, -5.0])
+  atari_report.write(str(first), str(page))
+  _run(second, 'seed1', 1, [-20.0, -5.0, 18.0, 19.5])
+  atari_report.write(str(second), str(page))
+  record = json.loads((page / 'atari.json').read_text())
+  assert [(r['seed'], r['final_return']) for r in record['runs']] == [(1, 19.5), (0, 20.5)]
+  assert record['unfinished'] == []
+  assert record['runs'][1]['curve'] == [[500000, -20.0], [1000000, 0.0], [1500000, 19.0],
+                                        [2000000, 20.5]]
+  rows = [l for l in (page / 'atari.md').read_text().splitlines() if l.startswith('| Pong |')]
+  assert rows[0].startswith('| Pong | atari_cleanrl_vtrace.py | 2 | 2M | 20.00 ± 0.71 |')
+
+
+def test_the_page_keeps_at_most_its_number_of_points_of_a_curve(tmp_path):
+  root = tmp_path / 'runs'
+  _run(root, 'seed0', 0, [float(i) for i in range(4)])
+  run = atari_report.read_runs(str(root))[0]
+  long_run = {**run, 'curve': [(i, float(i)) for i in range(1, 1001)]}
+  curve = atari_report.sparse(long_run, points=100)['curve']
+  assert len(curve) == 100 and curve[-1] == [1000, 1000.0] and curve[0] == [10, 10.0]
