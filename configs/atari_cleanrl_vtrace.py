@@ -8,7 +8,8 @@ FIRE starts each one; returns are reported per whole game (all lives).
 The agent is the fast config's (Nature DQN convolutions, no LSTM) with CleanRL's inputs
 (pixels scaled to [0, 1], not centered), initialization (orthogonal weights), Adam
 epsilon (1e-5) and float32 arithmetic, trained like APPO: each batch of 32 unrolls of 32
-steps is used for 4 epochs of 4 minibatches, with PPO's clipped surrogate on V-trace advantages.
+steps is used for 4 epochs of 4 minibatches, with PPO's clipped surrogate on V-trace
+advantages.
 
     python -m seed_graph.launch.local --config=configs/atari_cleanrl_vtrace.py \
         --logdir=logs/breakout --config.env.game=Breakout

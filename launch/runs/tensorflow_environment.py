@@ -32,7 +32,8 @@ def variables(onednn: bool) -> Dict[str, str]:
 
 def set_for_nodes(onednn: bool) -> None:
   """Sets `variables(onednn)` here; an `ONEDNN_MAX_CPU_ISA` already set is kept."""
-  wanted = variables(onednn)
-  os.environ['TF_ENABLE_ONEDNN_OPTS'] = wanted.pop('TF_ENABLE_ONEDNN_OPTS')
-  for name, value in wanted.items():
-    os.environ.setdefault(name, value)
+  for name, value in variables(onednn).items():
+    if name == MAX_ISA_VARIABLE:
+      os.environ.setdefault(name, value)
+    else:
+      os.environ[name] = value
