@@ -1,6 +1,7 @@
 """Stream slots of the inference server: strays cannot starve actors, dead streams are
 closed (real gRPC streams on loopback)."""
 
+import os
 import signal
 import subprocess
 import sys
@@ -156,6 +157,9 @@ def test_a_stream_to_a_frozen_server_fails_instead_of_waiting_forever():
                                        keepalive_seconds=1.0).open_stream()
     assert stream.infer(b'ping') == b'ping'
     server.send_signal(signal.SIGSTOP)
+    # kill() returns before the stop takes hold; under load the server could still echo
+    # the next request (seen 1 run in 15). Wait until the kernel reports it stopped.
+    os.waitpid(server.pid, os.WUNTRACED)
     stream.send(b'unanswered')
     start = time.time()
     with pytest.raises(grpc.RpcError) as error:
