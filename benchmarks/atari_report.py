@@ -3,8 +3,8 @@
 Writes `atari.json` (one entry per finished run, and the unfinished ones apart),
 `atari.md` (a row per setting, a game's config and any named variant of it: the budget,
 the final return's mean and standard deviation over seeds, frames and wall-clock to the
-anchor's score, training frames/s; the suite command that reproduces each row; then
-every run) and `atari.png` (per game and setting, the mean training return over seeds
+anchor's score, training frames/s; then every run, finished or not, and the suite
+commands that train them) and `atari.png` (per game and setting, the mean training return over seeds
 against frames, the spread between the lowest and highest seed shaded, the anchor's score
 as a line).
 
@@ -188,14 +188,14 @@ def _page(finished: List[dict], unfinished: List[dict]) -> str:
   if not finished:
     lines[-2:] = ['No run has reached its frame budget yet: every run so far is below, '
                   'under "Every run".']
-  else:
-    lines += ['', 'To reproduce a row (a finished run is skipped, an unfinished one resumed):',
-              ''] + [f'    {command}' for command in _commands(finished)]
   lines += ['', '![Atari curves](atari.png)', '', '## Every run', '',
             '| game | setting | seed | frames | final return | wall-clock | frames/s | commit '
             '| overrides |', '| --- ' * 9 + '|']
   lines += [_run_row(run, True) for run in finished]
   lines += [_run_row(run, False) for run in unfinished]
+  lines += ['', 'To train a setting\'s runs (a finished run is skipped, an unfinished one '
+            'resumed from its logdir under the suite\'s `--root`):', '']
+  lines += [f'    {command}' for command in _commands(finished + unfinished)]
   return '\n'.join(lines) + '\n'
 
 

@@ -1,6 +1,7 @@
 """The Atari suite's page (`benchmarks.atari_report`) from run directories written here:
-a row per setting (a config, or a named variant with its overrides), each with its own
-reproduce command, and the anchor's frames and wall-clock where a run reached it."""
+a row per setting (a config, or a named variant with its overrides), a command for each
+setting, an unfinished run's too, and the anchor's frames and wall-clock where a run
+reached it."""
 
 import json
 
@@ -28,6 +29,7 @@ def test_each_setting_is_a_row_of_its_own_with_its_command(tmp_path):
   _run(root, 'seed1', 1, [-20.0, -5.0, 18.0, 19.5])
   _run(root, 'epochs2-seed0', 0, [-21.0, -15.0, 5.0, 12.0], 'epochs2',
        ['learner.epochs=2'])
+  _run(root, 'epochs1-seed0', 0, [-21.0, -19.0], 'epochs1', ['learner.epochs=1'])
   atari_report.write(str(root), str(tmp_path / 'page'))
   page = (tmp_path / 'page' / 'atari.md').read_text()
   rows = [line for line in page.splitlines() if line.startswith('| Pong |')]
@@ -37,6 +39,9 @@ def test_each_setting_is_a_row_of_its_own_with_its_command(tmp_path):
   assert ('--games=Pong --seeds=0 --frames=2000000 --variant=epochs2 '
           '--config.learner.epochs=2') in page
   assert '--games=Pong --seeds=0,1 --frames=2000000\n' in page
+  # An unfinished run has no row of its own but a line under every run, and its command.
+  assert '| Pong | atari_cleanrl_vtrace.py epochs1 | 0 | 1.00M of 2M (unfinished) |' in page
+  assert '--variant=epochs1 --config.learner.epochs=1' in page
   runs = json.loads((tmp_path / 'page' / 'atari.json').read_text())['runs']
   assert sorted((r['variant'], r['seed']) for r in runs) == [('', 0), ('', 1), ('epochs2', 0)]
   assert (tmp_path / 'page' / 'atari.png').stat().st_size > 0
