@@ -136,6 +136,23 @@ def start_central_inference(config, actor_worker=_actor_worker, extra_args=()):
   return learner, actors, shutdown
 
 
+def _pair(pair, env_only_window, central_window):
+  """One env-only and one central window, the first of them alternating with `pair` so
+  that neither mode always follows the other."""
+  if pair % 2:
+    central, mean_batch, learner_cores = central_window()
+    env_only, idle_learner_cores = env_only_window()
+  else:
+    env_only, idle_learner_cores = env_only_window()
+    central, mean_batch, learner_cores = central_window()
+  return {'env_only_frames_per_second': round(env_only, 1),
+          'central_inference_frames_per_second': round(central, 1),
+          'ratio': round(central / env_only, 3),
+          'mean_inference_batch_rows': round(mean_batch, 1),
+          'learner_cpu_cores': round(learner_cores, 2),
+          'paused_learner_cpu_cores': round(idle_learner_cores, 3)}
+
+
 def measure_pairs(config, pairs, window, settle, warmup):
   """Alternates env-only and central windows (see the module docstring); one dict per
   pair. Both set-ups are up throughout; the idle one is stopped with SIGSTOP."""
@@ -179,19 +196,7 @@ def measure_pairs(config, pairs, window, settle, warmup):
     switch(run=env_workers, pause=actors)
     time.sleep(warmup)
     for pair in range(pairs):
-      # Alternate which mode goes first, so neither always follows the other.
-      if pair % 2:
-        central, mean_batch, learner_cores = central_window()
-        env_only, idle_learner_cores = env_only_window()
-      else:
-        env_only, idle_learner_cores = env_only_window()
-        central, mean_batch, learner_cores = central_window()
-      results.append({'env_only_frames_per_second': round(env_only, 1),
-                      'central_inference_frames_per_second': round(central, 1),
-                      'ratio': round(central / env_only, 3),
-                      'mean_inference_batch_rows': round(mean_batch, 1),
-                      'learner_cpu_cores': round(learner_cores, 2),
-                      'paused_learner_cpu_cores': round(idle_learner_cores, 3)})
+      results.append(_pair(pair, env_only_window, central_window))
   finally:
     # Stopped processes would not act on SIGTERM; wake them first.
     paired.signal_all(env_workers + actors, signal.SIGCONT)

@@ -78,7 +78,46 @@ def _where(name):
           f'//{directory} or //{path}' if directory else f'//{path}')
 
 
+def _project_imports(path, all_modules, project_packages):
+  """(line, module) for each import in `path` of a module of the project's packages."""
+  own_module, own_is_package = _module_of(path)
+  own_package = own_module if own_is_package else own_module.rpartition('.')[0]
+  with open(path, encoding='utf-8') as f:
+    tree = ast.parse(f.read(), path)
+  for node in ast.walk(tree):
+    if isinstance(node, ast.Import):
+      for alias in node.names:
+        if alias.name.split('.')[0] in project_packages:
+          yield node.lineno, alias.name
+    elif isinstance(node, ast.ImportFrom):
+      if node.level:
+        base_parts = own_package.split('.')
+        if node.level > 1:
+          base_parts = base_parts[:-(node.level - 1)]
+        base = '.'.join(base_parts + ([node.module] if node.module else []))
+      else:
+        base = node.module
+      if not base or base.split('.')[0] not in project_packages:
+        continue
+      for alias in node.names:
+        yield node.lineno, _imported_from(base, alias.name, all_modules)
+
+
+def _imported_from(base, name, all_modules):
+  """The module that `from base import name` uses."""
+  candidate = f'{base}.{name}'
+  if name != '*' and candidate in all_modules:
+    return candidate  # `from pkg import module`: the submodule is what is used.
+  if name == '*' or (base in all_modules and (
+      base not in all_modules.packages
+      or name in _top_level_names(all_modules.files[base]))):
+    return base  # A name defined in module (or package) `base`.
+  return candidate  # A submodule nobody declared (or a package nobody declared).
+
+
 def check(label, checked, direct, transitive, project_packages):
+  """Errors for imports in `checked` of project modules that are not in `label`'s direct
+  deps (or whose parent packages are in no dep at all)."""
   direct_modules = _Modules(list(checked) + list(direct))
   all_modules = _Modules(list(checked) + list(direct) + list(transitive))
   errors = []
@@ -105,41 +144,9 @@ def check(label, checked, direct, transitive, project_packages):
                     f'the target with {files} ({targets}) to its deps.')
 
   for path in checked:
-    if not path.endswith('.py'):
-      continue
-    own_module, own_is_package = _module_of(path)
-    own_package = own_module if own_is_package else own_module.rpartition('.')[0]
-    with open(path, encoding='utf-8') as f:
-      tree = ast.parse(f.read(), path)
-    for node in ast.walk(tree):
-      if isinstance(node, ast.Import):
-        for alias in node.names:
-          if alias.name.split('.')[0] in project_packages:
-            require(path, node.lineno, alias.name)
-      elif isinstance(node, ast.ImportFrom):
-        if node.level:
-          base_parts = own_package.split('.')
-          if node.level > 1:
-            base_parts = base_parts[:-(node.level - 1)]
-          base = '.'.join(base_parts + ([node.module] if node.module else []))
-        else:
-          base = node.module
-        if not base or base.split('.')[0] not in project_packages:
-          continue
-        for alias in node.names:
-          candidate = f'{base}.{alias.name}'
-          if alias.name != '*' and candidate in all_modules:
-            # `from pkg import module`: the submodule is what is used.
-            require(path, node.lineno, candidate)
-            continue
-          if alias.name == '*' or (base in all_modules and (
-              base not in all_modules.packages
-              or alias.name in _top_level_names(all_modules.files[base]))):
-            # A name defined in module (or package) `base`.
-            require(path, node.lineno, base)
-          else:
-            # A submodule nobody declared (or a package nobody declared).
-            require(path, node.lineno, candidate)
+    if path.endswith('.py'):
+      for line, name in _project_imports(path, all_modules, project_packages):
+        require(path, line, name)
   return errors
 
 
