@@ -69,6 +69,13 @@ def run_launcher(tree: str, config: str, logdir: str, seconds: float, skip_secon
   return rate
 
 
+def _default_sigint():
+  # A benchmark started without job control (`nohup ... &` in a script, some CI runners)
+  # has SIGINT ignored, which a child inherits across exec: a Python program then never
+  # sees the Ctrl-C below and is killed 30 s later. The child gets the default back.
+  signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run_command(command: List[str], output_path: str, seconds: float, skip_seconds: float,
                 line_pattern: str, frames_per_line: int) -> Dict[str, float]:
   r"""Any program for `seconds`, in the directory of `output_path` (where it may leave
@@ -83,7 +90,7 @@ def run_command(command: List[str], output_path: str, seconds: float, skip_secon
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, env=dict(os.environ, PYTHONUNBUFFERED='1'),
                                cwd=os.path.dirname(os.path.abspath(output_path)),
-                               start_new_session=True)
+                               start_new_session=True, preexec_fn=_default_sigint)
 
     def read():
       for line in process.stdout:

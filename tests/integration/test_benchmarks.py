@@ -184,13 +184,19 @@ def test_versus():
 def test_a_running_total_of_frames_is_read_from_the_pattern_group(tmp_path):
   # Sample Factory's form: a line every so often with the total trained so far.
   from benchmarks import timed_runs  # pylint: disable=g-import-not-at-top
-  printer = ('import time\nfor i in range(1, 10**6): '
+  printer = ('import time\ntry:\n for i in range(1, 10**6): '
              'print(f"Fps is (...). Total num frames: {i * 500}. Samples: 7"); '
-             'time.sleep(0.05)')
-  rate = timed_runs.run_command([sys.executable, '-c', printer], str(tmp_path / 'out'),
-                                seconds=4, skip_seconds=1,
-                                line_pattern=r'Total num frames: (\d+)', frames_per_line=1)
+             'time.sleep(0.05)\nexcept KeyboardInterrupt:\n print("stopped by SIGINT")')
+  # As under `nohup ... &`: SIGINT ignored here, the program still gets its Ctrl-C.
+  previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+  try:
+    rate = timed_runs.run_command([sys.executable, '-c', printer], str(tmp_path / 'out'),
+                                  seconds=4, skip_seconds=1,
+                                  line_pattern=r'Total num frames: (\d+)', frames_per_line=1)
+  finally:
+    signal.signal(signal.SIGINT, previous)
   assert 5_000 <= rate['frames_per_second'] <= 10_000  # 500 frames, <= 20 lines a second.
+  assert (tmp_path / 'out').read_text().splitlines()[-1] == 'stopped by SIGINT'
 
 
 def test_football_academy(tmp_path):
