@@ -12,7 +12,7 @@ the padding removed (a TF graph takes any number of rows as they are).
 import functools
 import threading
 import time
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from absl import logging
 import grpc
@@ -123,7 +123,7 @@ class RateLimitedLog:
 
 class InferenceServer:
   """See the module docstring. `parse_request(bytes) -> InferenceRequest`; malformed
-  requests fail their caller with INVALID_ARGUMENT and are counted in `rejected`. With
+  requests fail their caller with INVALID_ARGUMENT and are counted in `stats()`. With
   `num_workers` > 1, that many batches are in flight at once, worker k calling
   `infer_batch(requests, device=k)`."""
 
@@ -145,9 +145,13 @@ class InferenceServer:
     self._server = None
     self._rejections = RateLimitedLog()
 
-  @property
-  def rejected(self) -> int:
-    return self._rejections.count
+  def stats(self) -> Dict[str, int]:
+    """Counters since start: batches and rows inferred, requests rejected as malformed,
+    and the actors' streams open now."""
+    return dict(inference_batches=self.batcher.batches_processed,
+                inference_rows=self.batcher.rows_processed,
+                rejected_requests=self._rejections.count,
+                inference_streams=self.slots.counts()[0])
 
   def start(self, port: int, secret: Optional[str] = None,
             keepalive_seconds: float = transport.KEEPALIVE_SECONDS, host: str = '[::]'):

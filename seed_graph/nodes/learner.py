@@ -216,11 +216,7 @@ class Learner:
     stats['environments_seen'] = self._env_states.num_seen()
     stats.update(self._episodes.snapshot())
     stats.update(self._tasks.snapshot() if self._tasks else {})
-    batcher = self._server.batcher
-    stats.update(inference_batches=batcher.batches_processed,
-                 inference_rows=batcher.rows_processed, rejected_requests=self._server.rejected,
-                 inference_streams=self._server.slots.counts()[0],  # Actors' open streams.
-                 skipped_updates=self._skipped_updates)
+    stats.update(self._server.stats(), skipped_updates=self._skipped_updates)
     stats.update(restarts.read(self._config.logdir))
     stats.update(self.algorithm.stats())
     stats.update(self.tuning.stats())
