@@ -4,8 +4,8 @@
 #   1. the unit tier under Bazel (scripts/bazel_test.sh: the tests run from their
 #      declared files only, so an undeclared import or data file fails);
 #   2. the integration and learning tiers with pytest;
-#   3. the unit tier again on CPython 3.8 (.venv38), the Python of the Cloud TPU VM
-#      runtime's learner host.
+#   3. the unit tier again on CPython 3.8 (.venv38, set up while 1 and 2 run), the
+#      Python of the Cloud TPU VM runtime's learner host.
 # With arguments, runs pytest alone on every tier with them instead, e.g.
 # `bash scripts/test.sh -m unit` or `bash scripts/test.sh -k resumes`.
 set -euo pipefail
@@ -23,12 +23,24 @@ if [[ $# -gt 0 ]]; then
   exec .venv/bin/python -m pytest -v -p no:cacheprovider tests "$@"
 fi
 took "setting up .venv"
+# .venv38 is set up meanwhile (mostly unpacking wheels; no apt: the first set-up installed
+# graphviz); its log is shown when it is used.
+venv38_log="$(mktemp)"
+trap 'wait; rm -f "$venv38_log"' EXIT  # No set-up left running after a failure.
+bash scripts/setup_env.sh --python=3.8 >"$venv38_log" 2>&1 &
+venv38_setup=$!
 bash scripts/bazel_test.sh
 took "the unit tier (Bazel)"
 .venv/bin/python -m pytest -v -p no:cacheprovider --durations=25 tests/integration tests/learning
 took "the integration and learning tiers"
-bash scripts/setup_env.sh --python=3.8
-took "setting up .venv38"
+venv38_status=0
+wait "$venv38_setup" || venv38_status=$?
+cat "$venv38_log" >&2
+if [[ $venv38_status -ne 0 ]]; then
+  echo "test.sh: setting up .venv38 failed (exit $venv38_status)" >&2
+  exit "$venv38_status"
+fi
+took "waiting for .venv38 (set up during the tiers before)"
 # Two workers, each taking whole files (module fixtures stay in one process).
 .venv38/bin/python -m pytest -v -p no:cacheprovider -n 2 --dist loadfile tests/unit
 took "the unit tier (Python 3.8)"
