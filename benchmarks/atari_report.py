@@ -4,9 +4,10 @@ Writes `atari.json` (one entry per finished run, and the unfinished ones apart),
 `atari.md` (a row per setting, a game's config and any named variant of it: the budget,
 the final return's mean and standard deviation over seeds, frames and wall-clock to the
 anchor's score, training frames/s; then every run, finished or not, and the suite
-commands that train them) and `atari.png` (per game and setting, the mean training return over seeds
-against frames, the spread between the lowest and highest seed shaded, the anchor's score
-as a line).
+commands that train them) and `atari.png` (per game and setting, the mean training return
+over seeds against frames, the spread between the lowest and highest seed shaded, the
+anchor's score as a line; past an unfinished run's last point, over the runs that got
+there).
 
 Runs are read from the logdirs under the suite's root and from the `atari.json` already
 in the output directory: a run recorded there whose logdir is not under the root (made on
@@ -23,6 +24,8 @@ import json
 import os
 import statistics
 from typing import List, Optional
+
+import numpy as np
 
 from seed_graph.launch import plot
 
@@ -180,7 +183,10 @@ def _page(finished: List[dict], unfinished: List[dict]) -> str:
            'the first record whose mean reaches CleanRL\'s mean. Wall-clock counts the '
            'learner\'s running time (a resumed run\'s segments added up). The learning '
            'rate decays linearly to 0 at a run\'s budget: a run whose budget changed says '
-           'so. Runs made elsewhere are carried from the previous `atari.json`.', '',
+           'so. Runs made elsewhere are carried from the previous `atari.json`. What '
+           'CleanRL\'s own script needs for its 40M frames on the machine these ran on, '
+           'measured side by side with the preset, is in '
+           '[speed.md](speed.md#against-cleanrl).', '',
            '| game | setting | seeds | budget | final return | CleanRL PPO (40M) '
            '| baselines PPO (40M) | frames to anchor | wall-clock to anchor '
            '| training frames/s |', '| --- ' * 10 + '|']
@@ -199,11 +205,19 @@ def _page(finished: List[dict], unfinished: List[dict]) -> str:
   return '\n'.join(lines) + '\n'
 
 
+def seeds_curve(curves: List[List[tuple]], points: int = 200):
+  """Seeds' curves ([(frames, return), ...] each) on one grid of `points` frames, to the
+  longest run's end -> (grid, mean, lowest, highest). Past a shorter (unfinished) run's
+  last point, the figures are over the runs that got there."""
+  grid = np.linspace(0, max(c[-1][0] for c in curves), points)
+  ys = np.array([np.interp(grid, *zip(*c), right=np.nan) for c in curves])
+  return grid, np.nanmean(ys, 0), np.nanmin(ys, 0), np.nanmax(ys, 0)
+
+
 def _plot(runs: List[dict], path: str) -> None:
   import matplotlib  # pylint: disable=g-import-not-at-top
   matplotlib.use('Agg')
   from matplotlib import pyplot  # pylint: disable=g-import-not-at-top
-  import numpy as np  # pylint: disable=g-import-not-at-top
   games = sorted({run['game'] for run in runs}) or ['(no runs)']
   figure, axes = pyplot.subplots(1, len(games), figsize=(5 * len(games), 4), squeeze=False)
   for game, ax in zip(games, axes[0]):
@@ -212,12 +226,9 @@ def _plot(runs: List[dict], path: str) -> None:
       curves = [c for c in ([(f, r) for f, r in run.get('curve', []) if r is not None]
                             for run in members) if c]
       if curves:
-        end = min(c[-1][0] for c in curves)
-        grid = np.linspace(0, end, 200)
-        ys = np.array([np.interp(grid, *zip(*c)) for c in curves])
-        line, = ax.plot(grid, ys.mean(0),
-                        label=f'{label(members[0])}, mean of {len(curves)}')
-        ax.fill_between(grid, ys.min(0), ys.max(0), alpha=0.2, color=line.get_color())
+        grid, mean, low, high = seeds_curve(curves)
+        line, = ax.plot(grid, mean, label=f'{label(members[0])}, mean of {len(curves)}')
+        ax.fill_between(grid, low, high, alpha=0.2, color=line.get_color())
     if game in ANCHORS:
       ax.axhline(ANCHORS[game][0], color='k', linestyle='--', label='CleanRL PPO, 40M')
     ax.set(title=game, xlabel='environment frames', ylabel='return (whole games)')

@@ -84,3 +84,13 @@ def test_the_page_keeps_at_most_its_number_of_points_of_a_curve(tmp_path):
   long_run = {**run, 'curve': [(i, float(i)) for i in range(1, 1001)]}
   curve = atari_report.sparse(long_run, points=100)['curve']
   assert len(curve) == 100 and curve[-1] == [1000, 1000.0] and curve[0] == [10, 10.0]
+
+
+def test_an_unfinished_seed_does_not_cut_its_settings_curve_short():
+  finished = [(0, 0.0), (1_000_000, 10.0), (2_000_000, 20.0)]
+  unfinished = [(0, 2.0), (500_000, 7.0)]
+  grid, mean, low, high = atari_report.seeds_curve([finished, unfinished], points=5)
+  assert list(grid) == [0, 500_000, 1_000_000, 1_500_000, 2_000_000]
+  assert list(mean) == [1.0, 6.0, 10.0, 15.0, 20.0]  # Past 0.5M, the finished run alone.
+  assert list(low) == [0.0, 5.0, 10.0, 15.0, 20.0]
+  assert list(high) == [2.0, 7.0, 10.0, 15.0, 20.0]
