@@ -71,7 +71,8 @@ def read_run(logdir: str) -> Optional[dict]:
       'frames_to_anchor': None if at_anchor is None else int(frames[at_anchor]),
       'wall_clock_to_anchor_seconds': (None if at_anchor is None else
                                        round(curves['minutes'][at_anchor] * 60)),
-      'curve': list(zip(frames, curves['return'])),
+      # The records that have a return (the first ones may not: no whole game yet).
+      'curve': [(int(f), r) for f, r in zip(frames, curves['return']) if r is not None],
   }
 
 
@@ -223,8 +224,7 @@ def _plot(runs: List[dict], path: str) -> None:
   for game, ax in zip(games, axes[0]):
     for key in sorted({setting(run) for run in runs if run['game'] == game}):
       members = [run for run in runs if setting(run) == key]
-      curves = [c for c in ([(f, r) for f, r in run.get('curve', []) if r is not None]
-                            for run in members) if c]
+      curves = [run['curve'] for run in members if run.get('curve')]
       if curves:
         grid, mean, low, high = seeds_curve(curves)
         line, = ax.plot(grid, mean, label=f'{label(members[0])}, mean of {len(curves)}')
@@ -242,7 +242,7 @@ def _plot(runs: List[dict], path: str) -> None:
 def sparse(run: dict, points: int = CURVE_POINTS) -> dict:
   """The run with at most `points` of its curve (evenly spaced, the last kept), enough to
   draw it again from the JSON alone."""
-  curve = [(int(f), r) for f, r in run.get('curve', []) if r is not None]
+  curve = run.get('curve', [])
   stride = max(1, -(-len(curve) // points))
   kept = curve[::-1][::stride][::-1]
   return {**run, 'curve': [[f, round(r, 2)] for f, r in kept]}
