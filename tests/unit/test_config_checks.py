@@ -1,6 +1,5 @@
 """A bad config fails before launch, with the key at fault named."""
 
-import os
 import re
 
 import ml_collections
@@ -116,18 +115,6 @@ def test_default_configs_are_valid(tmp_path):
     assert len(program.groups['actor']) == config.actors.num
 
 
-def test_launcher_refuses_bad_config_before_starting_anything(tmp_path):
-  logdir = tmp_path / 'never_created'
-  result = helpers.run_launch(logdir, '--config.learner.queue_capacity=2', timeout=120)
-  assert result.returncode != 0
-  assert 'learner.queue_capacity' in result.stderr
-  assert not os.path.exists(logdir)
-  result = helpers.run_launch(logdir, '--config.learner.no_such_key=2', timeout=120)
-  assert result.returncode != 0
-  assert 'no_such_key' in result.stderr
-  assert not os.path.exists(logdir)
-
-
 def test_pipelined_groups_need_only_one_group_per_inference_batch(tmp_path):
   config = helpers.small_cartpole_config(tmp_path)
   config.actors.env_batch_size = 8
@@ -184,38 +171,6 @@ def test_feed_forward_agents_are_valid(tmp_path, algorithm):
   config = module.get_config()
   config.logdir, config.network.lstm_size = str(tmp_path), 0
   registry.validate_config(config)
-
-
-def test_launcher_config_errors_are_one_line_and_name_the_closest_key(tmp_path):
-  logdir = tmp_path / 'never_created'
-  cases = [
-      ('--config.learner.learning_rat=0.1', '--config.learner.learning_rat: no such key; '
-       'did you mean learner.learning_rate? (in configs/cartpole_vtrace.py)'),
-      ('--config.envv.name=x', 'did you mean env.name?'),
-      ('--config.learner.batch_size=abc', '--config.learner.batch_size: invalid literal'),
-      ('--config.learner.batch_size=-1', 'learner.batch_size: must be positive, got -1'),
-  ]
-  for flag, message in cases:
-    result = helpers.run_launch(logdir, flag, timeout=120)
-    assert result.returncode == 2, (flag, result.stderr[-2000:])
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith('error: ') and message in lines[0], lines
-  assert not os.path.exists(logdir)
-
-
-def test_print_config_shows_overrides_and_launches_nothing(tmp_path):
-  logdir = tmp_path / 'never_created'
-  result = helpers.run_launch(logdir, '--print_config', '--config.learner.batch_size=8',
-                              timeout=120)
-  assert result.returncode == 0, result.stderr[-2000:]
-  lines = result.stdout.splitlines()
-  # Every key, with its value and its documentation.
-  assert any(line.startswith('learner.batch_size = 8 ') and
-             line.endswith('# Unrolls per training step.') for line in lines), lines
-  assert any(line.startswith("env.name = 'cartpole' ") for line in lines)
-  assert len(lines) >= 40
-  assert 'launching' not in result.stdout
-  assert not os.path.exists(logdir)
 
 
 @pytest.mark.parametrize('overrides,needle', [
