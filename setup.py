@@ -9,13 +9,7 @@ setuptools.setup(
     # dm-launchpad 0.5.2 ships wheels up to 3.10 only. 3.8 is the learner host's on a
     # Cloud TPU VM (the tpu-vm-tf-2.8.x runtime): requirements/constraints-py38.txt.
     python_requires='>=3.8,<3.11',
-    # launch/ and configs/ sit at the top of the source tree but install as
-    # seed_graph.launch and seed_graph.configs: no generic top-level names in a user's
-    # environment (seed_graph/__init__.py maps them the same way in a checkout).
-    packages=(setuptools.find_packages(include=('seed_graph', 'seed_graph.*'))
-              + ['seed_graph.' + p for p in setuptools.find_packages(
-                  include=('launch', 'launch.*', 'configs'))]),
-    package_dir={'seed_graph.launch': 'launch', 'seed_graph.configs': 'configs'},
+    packages=setuptools.find_packages(include=('seed_graph', 'seed_graph.*')),
     package_data={'seed_graph.launch': ['cloud/*.sh']},
     install_requires=[
         'absl-py',

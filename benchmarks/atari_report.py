@@ -28,6 +28,7 @@ from typing import List, Optional
 import numpy as np
 
 from seed_graph.launch import plot
+from seed_graph.launch.runs import config_args
 
 SUITE_FILE = 'suite.json'
 CURVE_POINTS = 100  # Of each run's curve kept in atari.json.
@@ -59,7 +60,8 @@ def read_run(logdir: str) -> Optional[dict]:
                     if anchor is not None and r is not None and r >= anchor), None)
   seconds = curves['minutes'][-1] * 60
   return {
-      'game': game, 'seed': suite['seed'], 'config': suite['config'],
+      'game': game, 'seed': suite['seed'],
+      'config': config_args.setting_name(suite['config']),
       'overrides': suite['overrides'], 'variant': suite.get('variant', ''),
       'commit': ', '.join(dict.fromkeys(_launch(l, suite['overrides'])
                                         for l in suite['launches'])),
@@ -91,7 +93,9 @@ def read_runs(root: str) -> List[dict]:
 
 
 def _identity(run: dict) -> tuple:
-  return (*setting(run), run['seed'])
+  """A run across pages: its setting, seed and first launch's commit (a run started
+  again from nothing, or at another budget, is another run)."""
+  return (*setting(run), run['seed'], run['commit'].split(',')[0].split()[0])
 
 
 def carried_runs(json_path: str, present: List[dict]) -> List[dict]:
@@ -103,8 +107,9 @@ def carried_runs(json_path: str, present: List[dict]) -> List[dict]:
   with open(json_path) as f:
     page = json.load(f)
   here = {_identity(run) for run in present}
-  return [run for run in page.get('runs', []) + page.get('unfinished', [])
-          if _identity(run) not in here]
+  carried = [dict(run, config=config_args.setting_name(run['config']))
+             for run in page.get('runs', []) + page.get('unfinished', [])]
+  return [run for run in carried if _identity(run) not in here]
 
 
 def _mean_std(values) -> str:
@@ -120,15 +125,21 @@ def _hours(seconds) -> str:
 
 
 def setting(run: dict) -> tuple:
-  """What a row of the page holds the seeds of: (game, variant, config, overrides)."""
+  """A setting: (game, variant, config, overrides)."""
   return run['game'], run['variant'], run['config'], tuple(run['overrides'])
+
+
+def row(run: dict) -> tuple:
+  """What a row of the page and a curve of the picture hold the seeds of: a setting at a
+  budget (the learning rate decays to 0 at the budget)."""
+  return (*setting(run), run['budget'])
 
 
 def _commands(runs: List[dict]) -> List[str]:
   """The suite commands that train `runs`, one per setting and budget."""
   seeds = {}
   for run in runs:
-    seeds.setdefault((*setting(run), run['budget']), []).append(str(run['seed']))
+    seeds.setdefault(row(run), []).append(str(run['seed']))
   return [f'python -m benchmarks.atari_suite --config={config} --games={game} '
           f'--seeds={",".join(sorted(run_seeds, key=int))} --frames={budget}'
           + (f' --variant={variant}' if variant else '')
@@ -142,18 +153,18 @@ def label(run: dict) -> str:
 
 
 def _summary_rows(finished: List[dict]) -> List[str]:
-  """A row per setting: its seeds' final returns, the anchor, time to it, speed."""
+  """A row per setting and budget: its seeds' final returns, the anchor, time to it,
+  speed."""
   rows = []
-  for key in sorted({setting(run) for run in finished}):
-    runs = [run for run in finished if setting(run) == key]
+  for key in sorted({row(run) for run in finished}):
+    runs = [run for run in finished if row(run) == key]
     game, anchor = key[0], ANCHORS.get(key[0])
     reached = [run for run in runs if run['frames_to_anchor'] is not None]
     to_anchor = (f'{len(reached)} of {len(runs)}: ' + ', '.join(
         f'{run["frames_to_anchor"] / 1e6:.1f}M' for run in reached)) if reached else 'none'
     clock = ', '.join(_hours(run['wall_clock_to_anchor_seconds']) for run in reached) or '-'
     fps = statistics.median(run['frames_per_second'] or 0 for run in runs)
-    budgets = ', '.join(f'{b / 1e6:g}M' for b in sorted({run['budget'] for run in runs}))
-    rows.append(f'| {game} | {label(runs[0])} | {len(runs)} | {budgets} '
+    rows.append(f'| {game} | {label(runs[0])} | {len(runs)} | {key[-1] / 1e6:g}M '
                 f'| {_mean_std(r["final_return"] for r in runs)} '
                 f'| {"-" if not anchor else f"{anchor[0]:,.2f} ± {anchor[1]:,.2f}"} '
                 f'| {"-" if not anchor else f"{anchor[2]:,.2f} ± {anchor[3]:,.2f}"} '
@@ -178,8 +189,8 @@ def _page(finished: List[dict], unfinished: List[dict]) -> str:
            'options); do not edit by hand.', '',
            'The anchor: CleanRL\'s `ppo_atari.py` (3 seeds, 40M frames, its documentation\'s '
            '`docs/rl-algorithms/ppo.md`) and openai/baselines\' PPO, on the protocol of '
-           '`configs/atari_cleanrl_vtrace.py`. A row is a setting: a config, and a named '
-           'variant of it with its overrides. Final return: the mean of the last 100 '
+           '`seed_graph/configs/atari_cleanrl_vtrace.py`. A row is a setting: a config, '
+           'and a named variant of it with its overrides. Final return: the mean of the last 100 '
            'whole games (all lives) at the run\'s last record that has one; "to anchor": '
            'the first record whose mean reaches CleanRL\'s mean. Wall-clock counts the '
            'learner\'s running time (a resumed run\'s segments added up). The learning '
@@ -222,12 +233,13 @@ def _plot(runs: List[dict], path: str) -> None:
   games = sorted({run['game'] for run in runs}) or ['(no runs)']
   figure, axes = pyplot.subplots(1, len(games), figsize=(5 * len(games), 4), squeeze=False)
   for game, ax in zip(games, axes[0]):
-    for key in sorted({setting(run) for run in runs if run['game'] == game}):
-      members = [run for run in runs if setting(run) == key]
+    for key in sorted({row(run) for run in runs if run['game'] == game}):
+      members = [run for run in runs if row(run) == key]
       curves = [run['curve'] for run in members if run.get('curve')]
       if curves:
         grid, mean, low, high = seeds_curve(curves)
-        line, = ax.plot(grid, mean, label=f'{label(members[0])}, mean of {len(curves)}')
+        line, = ax.plot(grid, mean, label=f'{label(members[0])}, {key[-1] / 1e6:g}M, '
+                                          f'mean of {len(curves)}')
         ax.fill_between(grid, low, high, alpha=0.2, color=line.get_color())
     if game in ANCHORS:
       ax.axhline(ANCHORS[game][0], color='k', linestyle='--', label='CleanRL PPO, 40M')

@@ -1,8 +1,8 @@
 r"""The Atari benchmark suite: game x seed to a frame budget, then the results page.
 
-  python -m benchmarks.atari_suite [--config=configs/atari_cleanrl_vtrace.py] \
+  python -m benchmarks.atari_suite [--config=atari_cleanrl_vtrace] \
       [--games=Pong,Breakout,BeamRider] [--seeds=0,1] [--frames=40000000] \
-      [--root=logs/atari_suite] [--output_dir=docs/results] [--report_only] \
+      [--root=runs/atari] [--output_dir=docs/results] [--report_only] \
       [--variant=NAME --config.KEY=VALUE ...]
 
 A smoke run (about a minute): `--games=Pong --seeds=0 --frames=20000 --root=/tmp/suite
@@ -18,9 +18,12 @@ Runs one training at a time (`python -m seed_graph.launch.local`, output in
 `total_environment_frames` set. A run that has reached the budget is skipped; one that
 was interrupted (Ctrl-C or `kill` here stops the current run in order, saving)
 resumes from its checkpoint the next time, so the suite can be run again until it is
-complete. Each launch appends the checkout's commit to `<run>/suite.json`, and a run
-resumed with a different `--frames` records the change there (the learning rate decays
-linearly to 0 at the budget, so the page shows it beside the run).
+complete; so does one ended abruptly (SIGKILL, the machine gone), from its last periodic
+checkpoint (`logging.checkpoint_interval_seconds`). The default root, `runs/atari`, is
+inside the checkout and ignored by git, so the runs travel with the working tree. Each
+launch appends the checkout's commit to `<run>/suite.json`, and a run resumed with a
+different `--frames` records the change there (the learning rate decays linearly to 0 at
+the budget, so the page shows it beside the run).
 
 After every run, and alone with `--report_only`, `benchmarks.atari_report` writes
 `<output_dir>/atari.md`, `atari.json` and `atari.png` from every run under `--root`,
@@ -40,13 +43,16 @@ from absl import app
 from absl import flags
 
 from benchmarks import atari_report
+from seed_graph.launch.runs import config_args
 
-_CONFIG = flags.DEFINE_string('config', 'configs/atari_cleanrl_vtrace.py',
+_CONFIG = flags.DEFINE_string('config', 'atari_cleanrl_vtrace',
                               'Experiment config (overridden by --config.KEY=VALUE).')
 _GAMES = flags.DEFINE_list('games', ['Pong', 'Breakout', 'BeamRider'], 'Atari games.')
 _SEEDS = flags.DEFINE_list('seeds', ['0', '1'], 'Seeds, one run each per game.')
 _FRAMES = flags.DEFINE_integer('frames', 40_000_000, 'Environment frames per run.')
-_ROOT = flags.DEFINE_string('root', 'logs/atari_suite', 'Where the runs\' logdirs go.')
+# Inside the checkout, which git ignores (.gitignore): a run's logdir and checkpoints
+# travel with the working tree; one kept beside it was lost with its machine.
+_ROOT = flags.DEFINE_string('root', 'runs/atari', 'Where the runs\' logdirs go.')
 _OUTPUT = flags.DEFINE_string('output_dir', 'docs/results', 'Where the page goes.')
 _REPORT_ONLY = flags.DEFINE_bool('report_only', False, 'Write the page; train nothing.')
 _VARIANT = flags.DEFINE_string('variant', '', 'A name for a setting other than the '
@@ -80,8 +86,9 @@ def _suite_record(logdir: str) -> Optional[dict]:
 def _record_launch(logdir: str, game: str, seed: int) -> None:
   record = _suite_record(logdir)
   if record is None:
-    record = {'config': _CONFIG.value, 'overrides': _OVERRIDES, 'variant': _VARIANT.value,
-              'game': game, 'seed': seed, 'frames': _FRAMES.value, 'launches': []}
+    record = {'config': config_args.setting_name(_CONFIG.value), 'overrides': _OVERRIDES,
+              'variant': _VARIANT.value, 'game': game, 'seed': seed,
+              'frames': _FRAMES.value, 'launches': []}
   elif record['frames'] != _FRAMES.value:  # The learning rate's decay follows the budget.
     record.setdefault('budget_changes', []).append(
         {'at_frames': atari_report.frames_trained(logdir), 'from': record['frames'],
@@ -96,7 +103,9 @@ def _record_launch(logdir: str, game: str, seed: int) -> None:
 def check_setting(game: str, seed: int) -> None:
   """Exits with one line if the run's directory holds a run of another setting."""
   record = _suite_record(run_dir(game, seed))
-  if record and (record['config'], record['overrides']) != (_CONFIG.value, _OVERRIDES):
+  config = config_args.setting_name(_CONFIG.value)
+  if record and (config_args.setting_name(record['config']), record['overrides']) != (
+      config, _OVERRIDES):
     sys.exit(f'error: {run_dir(game, seed)} holds a run of --config={record["config"]} '
              f'with overrides {record["overrides"]}, not --config={_CONFIG.value} with '
              f'{_OVERRIDES}: give this setting a --variant of its own')
@@ -129,7 +138,6 @@ def train(game: str, seed: int) -> int:
 
 def check_flags(seeds) -> None:
   """Exits with one line, before any training, on a bad config, variant or setting."""
-  from seed_graph.launch.runs import config_args  # pylint: disable=g-import-not-at-top
   config_args.load(_CONFIG.value, _OVERRIDES)
   if not re.fullmatch(r'[\w.=-]*', _VARIANT.value):
     sys.exit(f'error: --variant={_VARIANT.value!r}: letters, digits and _.=- only')
@@ -176,5 +184,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-  from seed_graph.launch.runs import config_args  # pylint: disable=g-import-not-at-top
   app.run(main, flags_parser=config_args.flags_parser(_OVERRIDES))

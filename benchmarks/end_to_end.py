@@ -1,9 +1,9 @@
 r"""End-to-end training speed: a whole program training, against the environments alone.
 
-  python -m benchmarks.end_to_end --config=configs/atari_vtrace_fast.py \
+  python -m benchmarks.end_to_end --config=atari_vtrace_fast \
       [--pairs=6] [--window_seconds=20] [--warmup_seconds=60] [--config.KEY=VALUE ...]
 
-A smoke run (seconds): `--config=configs/cartpole_vtrace.py --pairs=1 --window_seconds=1
+A smoke run (seconds): `--config=cartpole_vtrace --pairs=1 --window_seconds=1
 --warmup_seconds=0 --config.actors.num=1`.
 
 Two set-ups with the config's `actors.num` processes of `actors.env_batch_size`
@@ -41,7 +41,7 @@ from benchmarks import learners
 from benchmarks import paired
 from seed_graph.launch.runs import tensorflow_environment
 
-_CONFIG = flags.DEFINE_string('config', None, 'Experiment config file (overridden by '
+_CONFIG = flags.DEFINE_string('config', None, 'Experiment config, a preset\'s name or a .py file (overridden by '
                               '--config.KEY=VALUE).')
 _PAIRS = flags.DEFINE_integer('pairs', 6, 'Alternating training/env_only window pairs.')
 _WINDOW = flags.DEFINE_float('window_seconds', 20.0, 'Measured seconds per window.')

@@ -1,6 +1,6 @@
 r"""The actors' environment backends alone (`env.backend`: python against envpool), no model.
 
-  python -m benchmarks.env_backends [--config=configs/atari_vtrace_fast.py] [--pairs=6] \
+  python -m benchmarks.env_backends [--config=atari_vtrace_fast] [--pairs=6] \
       [--window_seconds=10] [--config.KEY=VALUE ...]
 
 A smoke run (seconds): `--pairs=1 --window_seconds=1 --config.actors.num=1
@@ -29,7 +29,7 @@ from absl import flags
 from benchmarks import learners
 from benchmarks import paired
 
-_CONFIG = flags.DEFINE_string('config', 'configs/atari_vtrace_fast.py', 'Experiment config '
+_CONFIG = flags.DEFINE_string('config', 'atari_vtrace_fast', 'Experiment config '
                               'file (overridden by --config.KEY=VALUE).')
 _PAIRS = flags.DEFINE_integer('pairs', 6, 'Alternating python/envpool window pairs.')
 _WINDOW = flags.DEFINE_float('window_seconds', 10.0, 'Measured seconds per window.')

@@ -1,4 +1,4 @@
-r"""Trains configs/football_academy_vtrace.py until its mean return reaches 0.8 or 2M
+r"""Trains the preset `football_academy_vtrace` until its mean return reaches 0.8 or 2M
 frames pass, then prints frames, wall time and the return curve.
 
   python -m benchmarks.football_academy [--logdir=/tmp/football_academy] [--target=0.8]
@@ -54,7 +54,7 @@ def main(argv):
   shutil.rmtree(_LOGDIR.value, ignore_errors=True)
   os.makedirs(_LOGDIR.value)
   command = [sys.executable, '-m', 'seed_graph.launch.local',
-             '--config=configs/football_academy_vtrace.py', f'--logdir={_LOGDIR.value}',
+             '--config=football_academy_vtrace', f'--logdir={_LOGDIR.value}',
              f'--config.total_environment_frames={_MAX_FRAMES.value}',
              *[f'--config.{override}' for override in _OVERRIDES]]
   start = time.time()

@@ -1,10 +1,10 @@
 r"""CPU and wall time of one call of the learner's inference function, as a TF graph and
 as an XLA program (`inference.jit_compile`).
 
-  python -m benchmarks.inference_call [--config=configs/atari_vtrace.py] [--rows=N]
+  python -m benchmarks.inference_call [--config=atari_vtrace] [--rows=N]
       [--calls=...] [--config.KEY=VALUE ...]
 
-A smoke run (seconds): `--config=configs/cartpole_vtrace.py --rows=4 --calls=5`.
+A smoke run (seconds): `--config=cartpole_vtrace --rows=4 --calls=5`.
 
 Without `--config`: `throughput.py`'s tiny policy on Atari observations, 32 rows. With
 one: that config's learner (V-trace, or R2D2 with an in-process replay) and network,

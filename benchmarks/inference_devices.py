@@ -2,11 +2,11 @@ r"""Inference rows/s of a learner split over 1, 2 and 4 inference devices (logic
 devices here), with the same TensorFlow thread pools in every case.
 
   python -m benchmarks.inference_devices [--devices=1,2,4] [--rounds=3] [--seconds=10]
-      [--config=configs/atari_vtrace_fast.py] [--rows=16] [--threads=2] \
+      [--config=atari_vtrace_fast] [--rows=16] [--threads=2] \
       [--config.KEY=VALUE ...]
 
 A smoke run (seconds): `--devices=1,2 --rounds=1 --seconds=1
---config=configs/cartpole_vtrace.py --rows=4`.
+--config=cartpole_vtrace --rows=4`.
 
 Each measurement is a fresh process (the split must come before TensorFlow starts)
 holding the learner of `--config` (V-trace, or R2D2 with an in-process replay) with
@@ -36,7 +36,7 @@ from benchmarks import learners
 _DEVICES = flags.DEFINE_list('devices', ['1', '2', '4'], 'Inference device counts.')
 _ROUNDS = flags.DEFINE_integer('rounds', 3, 'Alternating rounds over the counts.')
 _SECONDS = flags.DEFINE_float('seconds', 10.0, 'Timed window per measurement.')
-_CONFIG = flags.DEFINE_string('config', 'configs/atari_vtrace_fast.py', 'Config file '
+_CONFIG = flags.DEFINE_string('config', 'atari_vtrace_fast', 'Experiment config, a preset or a .py file '
                               '(overridden by --config.KEY=VALUE).')
 _ROWS = flags.DEFINE_integer('rows', 16, 'Rows per policy call.')
 _THREADS = flags.DEFINE_integer('threads', 2, 'TensorFlow intra- and inter-op threads '

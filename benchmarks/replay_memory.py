@@ -1,10 +1,10 @@
 r"""Memory of R2D2's replay: the resident bytes one stored sequence costs.
 
-  python -m benchmarks.replay_memory [--config=configs/atari_r2d2.py] \
+  python -m benchmarks.replay_memory [--config=atari_r2d2] \
       [--distinct_frames=20000] [--config.KEY=VALUE ...]
 
 e.g. `--config.env.game=MsPacman`, or `--config.replay.capacity=N` for another size.
-A smoke run (seconds): `--config=configs/cartpole_r2d2.py --distinct_frames=100
+A smoke run (seconds): `--config=cartpole_r2d2 --distinct_frames=100
 --config.replay.capacity=64`.
 
 Fills a Reverb table built like the replay node's (the same signature, chunk length and
@@ -12,7 +12,7 @@ sequence writer, on what the actors step: single frames, which the learner stack
 real observations (`--distinct_frames` of random play, cycled) up to `replay.capacity`
 sequences, and prints the growth of this process's resident memory: what the replay
 node holds at that capacity, which a run of minutes cannot reach. The memory of every
-node of a running program is `benchmarks.soak`'s (e.g. `--config=configs/atari_r2d2.py
+node of a running program is `benchmarks.soak`'s (e.g. `--config=atari_r2d2
 --actors=0 --minutes=10 --sample_seconds=1`). Prints JSON.
 """
 
@@ -29,7 +29,7 @@ import psutil
 
 from benchmarks import learners
 
-_CONFIG = flags.DEFINE_string('config', 'configs/atari_r2d2.py', 'An R2D2 config file '
+_CONFIG = flags.DEFINE_string('config', 'atari_r2d2', 'An R2D2 config, a preset or a .py file '
                               '(overridden by --config.KEY=VALUE).')
 _DISTINCT_FRAMES = flags.DEFINE_integer('distinct_frames', 20_000,
                                         'Observations of random play, cycled.')

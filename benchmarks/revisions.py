@@ -2,7 +2,7 @@ r"""Two revisions of this repository, trained end to end one after the other: do
 make training slower?
 
   python -m benchmarks.revisions --baseline=<git revision> [--candidate=HEAD] \
-      [--config=configs/cartpole_vtrace.py] [--pairs=3] [--seconds=85] [--skip_seconds=30] \
+      [--config=cartpole_vtrace] [--pairs=3] [--seconds=85] [--skip_seconds=30] \
       [--config.KEY=VALUE ...] [--baseline_flags=--config.KEY=VALUE ...] \
       [--candidate_flags=--config.KEY=VALUE ...]
 
@@ -38,8 +38,8 @@ from benchmarks import timed_runs
 
 _BASELINE = flags.DEFINE_string('baseline', None, 'The git revision to compare against.')
 _CANDIDATE = flags.DEFINE_string('candidate', 'HEAD', 'The git revision measured.')
-_CONFIG = flags.DEFINE_string('config', 'configs/cartpole_vtrace.py',
-                              'Config file (a path inside each revision).')
+_CONFIG = flags.DEFINE_string('config', 'cartpole_vtrace',
+                              'Experiment config: a preset\'s name, or a path inside each revision.')
 _PAIRS = flags.DEFINE_integer('pairs', 3, 'Alternating baseline/candidate run pairs.')
 _SECONDS = flags.DEFINE_float('seconds', 85.0, 'Length of each run.')
 _SKIP = flags.DEFINE_float('skip_seconds', 30.0, 'Unmeasured start of each run.')

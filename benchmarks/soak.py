@@ -1,11 +1,11 @@
 r"""A run of a whole program: memory of every node over time, then a stop.
 
-  python -m benchmarks.soak [--minutes=30] [--config=configs/cartpole_vtrace.py] \
+  python -m benchmarks.soak [--minutes=30] [--config=cartpole_vtrace] \
       [--actors=4] [--sample_seconds=30] [--out=/tmp/soak.json] [--logdir=DIR] \
       [--config.KEY=VALUE ...]
 
 e.g. Atari R2D2's memory, every second for 10 minutes, with the config's own actors:
-`--config=configs/atari_r2d2.py --actors=0 --minutes=10 --sample_seconds=1`. A smoke run
+`--config=atari_r2d2 --actors=0 --minutes=10 --sample_seconds=1`. A smoke run
 (under a minute): `--minutes=0.4 --sample_seconds=2 --actors=1
 --config.evaluators.num=0 --config.logging.interval_seconds=1`.
 
@@ -44,7 +44,7 @@ from seed_graph import metrics as metrics_lib  # pylint: disable=g-import-not-at
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 _MINUTES = flags.DEFINE_float('minutes', 30, 'How long to train before stopping.')
-_CONFIG = flags.DEFINE_string('config', 'configs/cartpole_vtrace.py', 'Config file '
+_CONFIG = flags.DEFINE_string('config', 'cartpole_vtrace', 'Experiment config, a preset or a .py file '
                               '(overridden by --config.KEY=VALUE).')
 _ACTORS = flags.DEFINE_integer('actors', 4, "Actor processes; 0: the config's actors.num.")
 _SAMPLE_SECONDS = flags.DEFINE_float('sample_seconds', 30, 'Seconds between samples.')

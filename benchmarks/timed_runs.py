@@ -14,11 +14,25 @@ from typing import Dict, List, Optional, Sequence
 
 
 def launcher_module(tree: str) -> str:
-  """The local launcher of the revision in `tree`: revisions before launch/ became
-  seed_graph.launch (setup.py's package_dir) name it `launch.local`."""
+  """The local launcher of the revision in `tree`: revisions from before `seed_graph.launch`
+  existed (neither a folder of the package nor mapped onto `launch/` by setup.py's
+  package_dir) name it `launch.local`."""
   with open(os.path.join(tree, 'setup.py')) as f:
     mapped = "'seed_graph.launch': 'launch'" in f.read()
-  return 'seed_graph.launch.local' if mapped else 'launch.local'
+  inside = os.path.isdir(os.path.join(tree, 'seed_graph', 'launch'))
+  return 'seed_graph.launch.local' if mapped or inside else 'launch.local'
+
+
+def config_in_tree(tree: str, config: str) -> str:
+  """`config` as the revision in `tree` takes it: a preset's name becomes its file's
+  path there (revisions before preset names took paths only, and kept the presets in
+  `configs/`); a path (ending in `.py`) is left as it is."""
+  if config.endswith('.py'):
+    return config
+  for folder in ('seed_graph/configs', 'configs'):
+    if os.path.isfile(os.path.join(tree, folder, config + '.py')):
+      return f'{folder}/{config}.py'
+  return config  # The launcher there refuses it in one line.
 
 
 def steady_rate(points: Sequence[tuple], skip_seconds: float) -> Optional[Dict[str, float]]:
@@ -47,13 +61,15 @@ def _fail(what: str, output_path: str, skip_seconds: float, code) -> RuntimeErro
 
 def run_launcher(tree: str, config: str, logdir: str, seconds: float, skip_seconds: float,
                  flags: Sequence[str] = ()) -> Dict[str, float]:
-  """The local launcher of the checkout in `tree` on `config` (a path inside it, total
-  frames unbounded) for `seconds`, then Ctrl-C; its steady rates from `metrics.jsonl`
-  (wall time counts from the learner's start). Output in `<logdir>.out`."""
+  """The local launcher of the checkout in `tree` on `config` (a preset's name or a
+  path inside it, total frames unbounded) for `seconds`, then Ctrl-C; its steady rates
+  from `metrics.jsonl` (wall time counts from the learner's start). Output in
+  `<logdir>.out`."""
   with open(logdir + '.out', 'w') as output:
     launcher = subprocess.Popen(
-        [sys.executable, '-m', launcher_module(tree), f'--config={config}',
-         f'--logdir={logdir}', '--config.total_environment_frames=10000000000', *flags],
+        [sys.executable, '-m', launcher_module(tree),
+         f'--config={config_in_tree(tree, config)}', f'--logdir={logdir}',
+         '--config.total_environment_frames=10000000000', *flags],
         cwd=tree, stdout=output, stderr=subprocess.STDOUT)
     time.sleep(seconds)
     launcher.send_signal(signal.SIGINT)  # The launcher stops its nodes in order.

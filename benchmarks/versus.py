@@ -4,7 +4,7 @@ machine: training frames/s of each, alternating, and their ratio.
   python -m benchmarks.versus --other_command='PYTHON ppo_atari.py --env-id
       PongNoFrameskip-v4 --no-cuda --total-timesteps 100000000' \
       [--other_line_pattern='^SPS:'] [--other_frames_per_line=4096] \
-      [--config=configs/atari_cleanrl_vtrace.py] [--pairs=2] [--seconds=120] \
+      [--config=atari_cleanrl_vtrace] [--pairs=2] [--seconds=120] \
       [--skip_seconds=40] [--config.KEY=VALUE ...] [--launcher_flags=FLAG ...]
 
 The defaults read CleanRL's `ppo_atari.py`, which prints a line `SPS: ...` once per
@@ -42,7 +42,7 @@ _PATTERN = flags.DEFINE_string('other_line_pattern', '^SPS:',
                                'group) its running total of trained frames.')
 _FRAMES_PER_LINE = flags.DEFINE_integer('other_frames_per_line', 8 * 128 * 4,
                                         'Trained frames per such line.')
-_CONFIG = flags.DEFINE_string('config', 'configs/atari_cleanrl_vtrace.py',
+_CONFIG = flags.DEFINE_string('config', 'atari_cleanrl_vtrace',
                               'seed_graph\'s config.')
 _PAIRS = flags.DEFINE_integer('pairs', 2, 'Alternating seed_graph/other run pairs.')
 _SECONDS = flags.DEFINE_float('seconds', 120.0, 'Length of each run.')

@@ -14,7 +14,7 @@ config's. The controller (`examples/population_controller.py`) ranks the members
 `total_environment_frames` ends the program.
 
     python -m seed_graph.launch.local --program=examples.population:make_program \\
-        --config=configs/cartpole_vtrace.py --config.population.size=3
+        --config=cartpole_vtrace --config.population.size=3
 
 `CONFIG_KEYS` adds the `population` section to the config: checked, overridable and
 documented (`--print_config`) like every built-in key.

@@ -4,7 +4,7 @@ The agent starts in the middle; action 0 steps left, action 1 steps right. Reach
 right end pays +1 and ends the episode, the left end pays -1 and ends it, and after
 `max_steps` the episode is cut (a truncation). The observation is the position, one-hot.
 
-Train on it without editing seed_graph (`configs/random_walk_vtrace.py` does this):
+Train on it without editing seed_graph (the preset `random_walk_vtrace` does this):
 
     config.env.name = 'custom'
     config.env.factory = 'examples.random_walk:make_env'   # module:function

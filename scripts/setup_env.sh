@@ -36,7 +36,7 @@ else
 fi
 stamp="$venv/.seed_graph_stamp"
 
-# Graphviz draws the pictures of programs (launch/program_graph.py); without it they are
+# Graphviz draws the pictures of programs (seed_graph/launch/program_graph.py); without it they are
 # written as DOT only. Installed here when we may (root with apt-get), else left alone.
 if ! command -v dot >/dev/null && command -v apt-get >/dev/null && [[ $(id -u) -eq 0 ]]; then
   echo "setup_env: installing graphviz (apt-get)" >&2

@@ -6,5 +6,5 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$repo/scripts/setup_env.sh"
 cd "$repo"
-exec .venv/bin/python -m seed_graph.launch.local --config=configs/cartpole_vtrace.py \
+exec .venv/bin/python -m seed_graph.launch.local --config=cartpole_vtrace \
   --logdir="${SEED_GRAPH_LOGDIR:-logs/cartpole_vtrace}" "$@"

@@ -3,41 +3,9 @@
 What a program of your own needs is re-exported here (imported on first use, so
 `import seed_graph` stays cheap): see docs/architecture.md, "A program or algorithm of
 your own".
-
-In a source checkout, the top-level folders `launch/` and `configs/` are this package's
-`seed_graph.launch` and `seed_graph.configs` (an install puts them there: setup.py);
-nothing else of the checkout becomes a top-level name.
 """
 
 import importlib
-import importlib.util
-import os
-import sys
-
-_CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _adopt(name: str) -> None:
-  """Makes `<checkout>/<name>/` the subpackage `seed_graph.<name>`, unless one is
-  installed inside this package already."""
-  inside = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
-  folder = os.path.join(_CHECKOUT, name)
-  full_name = f'{__name__}.{name}'
-  if os.path.isdir(inside) or full_name in sys.modules:
-    return
-  init = os.path.join(folder, '__init__.py')
-  if not os.path.isfile(init):
-    return
-  spec = importlib.util.spec_from_file_location(full_name, init,
-                                                submodule_search_locations=[folder])
-  module = importlib.util.module_from_spec(spec)
-  sys.modules[full_name] = module
-  spec.loader.exec_module(module)
-  setattr(sys.modules[__name__], name, module)
-
-
-for _name in ('launch', 'configs'):
-  _adopt(_name)
 
 # name -> module it comes from.
 _EXPORTS = {

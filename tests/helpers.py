@@ -59,12 +59,12 @@ def small_cartpole_config(logdir_path, **overrides):
   return config
 
 
-def launch_command(logdir, *flags, config='configs/cartpole_vtrace.py'):
+def launch_command(logdir, *flags, config='cartpole_vtrace'):
   return [sys.executable, '-m', 'seed_graph.launch.local', f'--config={config}', f'--logdir={logdir}',
           *flags]
 
 
-def run_launch(logdir, *flags, timeout=300, env=None, config='configs/cartpole_vtrace.py'):
+def run_launch(logdir, *flags, timeout=300, env=None, config='cartpole_vtrace'):
   return subprocess.run(launch_command(logdir, *flags, config=config), cwd=REPO,
                         capture_output=True, text=True, timeout=timeout,
                         env=dict(os.environ, **(env or {})))
@@ -79,7 +79,7 @@ def train_to_the_end(logdir, *flags, config, timeout=600) -> dict:
 
 
 def train_until_return(logdir, target: float, frame_budget: int, *flags,
-                       config='configs/cartpole_vtrace.py', timeout=900,
+                       config='cartpole_vtrace', timeout=900,
                        learner_logdirs=None):
   """Launches `config` (plus `flags`) until the mean training return of a learner
   reaches `target` within `frame_budget` of its frames, then stops it with Ctrl-C (the
@@ -185,7 +185,7 @@ def node_processes(marker):
   return nodes
 
 
-def start_launch(logdir, marker, *flags, config='configs/cartpole_vtrace.py'):
+def start_launch(logdir, marker, *flags, config='cartpole_vtrace'):
   """Starts `launch.local` tagged with `marker`, its output in `<logdir>.out`."""
   os.makedirs(os.path.dirname(str(logdir)), exist_ok=True)
   output = open(str(logdir) + '.out', 'w')

@@ -10,7 +10,7 @@
   wait for FIRE before they go on.
 
 Both as in the Atari preprocessing of OpenAI Baselines that CleanRL's PPO uses
-(`configs/atari_vtrace_cleanrl.py`). The steps taken here are not agent steps: their
+(the preset `atari_cleanrl_vtrace`). The steps taken here are not agent steps: their
 rewards and frames are not counted, as there.
 """
 

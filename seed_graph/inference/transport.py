@@ -25,7 +25,8 @@ KEEPALIVE_SECONDS = 10.0
 # Who may use the edge: a launcher generates a secret per run and gives it to its nodes in
 # this environment variable; every stream must carry it in its metadata, or it ends with
 # UNAUTHENTICATED before it holds a slot. (Courier's control edge and Reverb, compiled
-# servers, cannot check anything of the kind; see launch/network/loopback_network.py.)
+# servers, cannot check anything of the kind; see
+# seed_graph/launch/network/loopback_network.py.)
 RUN_SECRET_VARIABLE = 'SEED_GRAPH_RUN_SECRET'
 SECRET_METADATA_KEY = 'x-seed-graph-run-secret'
 

@@ -40,7 +40,7 @@ def schema(config, program_keys: Optional[config_schema.Schema] = None
 def default_config(algorithm: str = 'vtrace', env: str = 'cartpole'
                    ) -> ml_collections.ConfigDict:
   """Every key of the built-in program `algorithm` on environment `env`, at its
-  default: the start of every preset in `configs/`."""
+  default: the start of every preset in `seed_graph/configs/`."""
   return program_config.defaults(env, program(algorithm).CONFIG.SCHEMA, algorithm)
 
 

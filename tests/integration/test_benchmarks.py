@@ -52,11 +52,11 @@ def test_throughput():
 
 
 def test_end_to_end():
-  out = run_benchmark('end_to_end', '--config=configs/cartpole_vtrace.py', '--pairs=1',
+  out = run_benchmark('end_to_end', '--config=cartpole_vtrace', '--pairs=1',
                       '--window_seconds=1', '--settle_seconds=0.2', '--warmup_seconds=0',
                       '--config.actors.num=1', '--config.actors.env_batch_size=8')
   result = last_json(out)
-  assert result['config'] == 'configs/cartpole_vtrace.py'
+  assert result['config'] == 'cartpole_vtrace'
   assert result['overrides'] == ['actors.num=1', 'actors.env_batch_size=8']
   assert (result['algorithm'], result['actors'], result['env_batch_size']) == ('vtrace', 1, 8)
   assert result['training_frames_per_second'] > 0
@@ -72,17 +72,17 @@ def test_env_backends():
                       '--settle_seconds=0.2', '--config.actors.num=1',
                       '--config.actors.env_batch_size=2')
   result = last_json(out)
-  assert result['config'] == 'configs/atari_vtrace_fast.py'
+  assert result['config'] == 'atari_vtrace_fast'
   assert (result['actors'], result['env_batch_size']) == (1, 2)
   assert result['python'] > 0 and result['envpool'] > 0
   assert result['ratio'] > 0 and len(result['pairs']) == 1
 
 
 def test_inference_call():
-  out = run_benchmark('inference_call', '--config=configs/cartpole_vtrace.py', '--rows=4',
+  out = run_benchmark('inference_call', '--config=cartpole_vtrace', '--rows=4',
                       '--calls=5')
   result = last_json(out)
-  assert result['config'] == 'configs/cartpole_vtrace.py' and result['rows'] == 4
+  assert result['config'] == 'cartpole_vtrace' and result['rows'] == 4
   assert [r['jit_compile'] for r in result['results']] == [False, True]
   for timing in result['results']:
     assert timing['calls'] == 5 and timing['wall_ms'] > 0 and timing['cpu_ms'] > 0
@@ -90,7 +90,7 @@ def test_inference_call():
 
 def test_inference_devices():
   out = run_benchmark('inference_devices', '--devices=1,2', '--rounds=1', '--seconds=1',
-                      '--config=configs/cartpole_vtrace.py', '--rows=4')
+                      '--config=cartpole_vtrace', '--rows=4')
   *measurements, summary = json_lines(out)
   assert [m['inference_devices'] for m in measurements] == [1, 2]
   assert len(measurements[1]['per_device']) == 2  # Both devices served.
@@ -117,7 +117,7 @@ def test_replay_memory():
   out = run_benchmark('replay_memory', '--distinct_frames=200', '--config.replay.capacity=64',
                       '--config.replay.min_size_to_sample=16')
   result = last_json(out)
-  assert result['config'] == 'configs/atari_r2d2.py'
+  assert result['config'] == 'atari_r2d2'
   assert result['observation_shape'] == [84, 84] and result['frame_stack'] == 4
   assert result['capacity'] == result['table_size'] == 64
   assert result['steps_written'] > 0 and result['bytes_per_sequence'] > 0
@@ -169,7 +169,7 @@ def test_versus():
   other = (f'{sys.executable} -c "import time\nwhile True: print(\'SPS: 1\'); '
            f'time.sleep(0.05)"')
   out = run_benchmark('versus', f'--other_command={other}', '--other_frames_per_line=100',
-                      '--config=configs/cartpole_vtrace.py', '--pairs=1', '--seconds=20',
+                      '--config=cartpole_vtrace', '--pairs=1', '--seconds=20',
                       '--skip_seconds=1', '--launcher_flags=--launch_type=local_mt',
                       '--config.actors.num=1', '--config.evaluators.num=0',
                       '--config.logging.interval_seconds=1')
@@ -265,7 +265,7 @@ def test_atari_suite(tmp_path):
   assert (run['game'], run['seed'], run['budget']) == ('Pong', 3, 24000)
   assert run['frames'] >= 24000 and run['wall_clock_seconds'] > 0
   assert -21 <= run['final_return'] <= 21 and run['frames_to_anchor'] is None
-  assert run['config'] == 'configs/atari_cleanrl_vtrace.py' and run['commit']
+  assert run['config'] == 'atari_cleanrl_vtrace' and run['commit']
   assert run['budget_changes'] == [{'at_frames': interrupted, 'from': 20000, 'to': 24000}]
   # Another setting in that run's directory fails before training, naming the way out.
   other = subprocess.run([sys.executable, '-m', 'benchmarks.atari_suite', *suite[1:],
@@ -277,7 +277,7 @@ def test_atari_suite(tmp_path):
   assert '| Pong | atari_cleanrl_vtrace.py | 1 | 0.024M |' in page
   assert (output / 'atari.png').stat().st_size > 0
   assert f'budget 0.02M until {interrupted / 1e6:.2f}M, then 0.024M' in page
-  assert ('atari_suite --config=configs/atari_cleanrl_vtrace.py --games=Pong --seeds=3 '
+  assert ('atari_suite --config=atari_cleanrl_vtrace --games=Pong --seeds=3 '
           '--frames=24000 --config.actors.num=1 ') in page  # The command for the row.
   # A complete run is not trained again; the report is written again.
   out = run_benchmark(*suite)

@@ -105,7 +105,7 @@ def test_the_example_environment_trains_under_local_mp(tmp_path):
   logdir = tmp_path / 'walk'
   result = helpers.run_launch(logdir, '--config.total_environment_frames=20000',
                               *helpers.SMALL_VTRACE_FLAGS,
-                              config='configs/random_walk_vtrace.py', timeout=300)
+                              config='random_walk_vtrace', timeout=300)
   assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
   final = helpers.read_metrics(logdir)[-1]
   assert final['frames'] >= 20000

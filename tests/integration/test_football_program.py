@@ -9,7 +9,7 @@ def test_vtrace_program_runs_on_football_academy(tmp_path):
       logdir, '--config.total_environment_frames=7000', '--config.actors.num=1',
       '--config.actors.env_batch_size=4', '--config.evaluators.env_batch_size=1',
       '--config.learner.batch_size=4', '--config.learner.unroll_length=8',
-      '--config.logging.interval_seconds=2', config='configs/football_academy_vtrace.py',
+      '--config.logging.interval_seconds=2', config='football_academy_vtrace',
       timeout=600)
   assert final['frames'] >= 7000
   assert final['learner_steps'] >= 200

@@ -19,7 +19,7 @@ import pytest
 from tests import helpers
 
 _WHERE = ['--project=my-project', '--zone=europe-west4-a', '--run_id=pong1']
-_UP = ['up', '--config=configs/atari_vtrace.py', '--logdir=runs/pong1', *_WHERE,
+_UP = ['up', '--config=atari_vtrace', '--logdir=runs/pong1', *_WHERE,
        '--actor_hosts=2', '--learner_accelerator=v3-8', '--config.actors.num=4']
 _ACCEPTED = 'You do not currently have an active account selected'
 

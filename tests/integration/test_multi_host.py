@@ -21,7 +21,7 @@ from tests import helpers
 HOSTS = ['learner', 'cpu0', 'cpu1']
 
 
-def _make_plan(tmp_path, network, *overrides, config='configs/cartpole_vtrace.py'):
+def _make_plan(tmp_path, network, *overrides, config='cartpole_vtrace'):
   path = str(tmp_path / 'plan.json')
   result = subprocess.run(
       [sys.executable, '-m', 'seed_graph.launch.placement', f'--config={config}',
@@ -84,7 +84,7 @@ def test_cluster_up_runs_a_population_on_three_namespace_hosts_and_leaves_nothin
   try:
     result = subprocess.run(
         [sys.executable, '-m', 'seed_graph.launch.cluster', 'up', '--backend=netns', '--hosts=3',
-         '--config=configs/cartpole_vtrace.py', f'--logdir={logdir}',
+         '--config=cartpole_vtrace', f'--logdir={logdir}',
          '--program=examples.population:make_program',
          '--config.population.interval_seconds=5', '--config.population.ready_frames=2000',
          '--config.total_environment_frames=40000', '--config.logging.interval_seconds=1'],
@@ -209,7 +209,7 @@ def test_actor_hosts_stop_by_themselves_once_the_learner_host_is_gone(tmp_path):
 
 
 def test_an_agent_refuses_a_plan_its_program_does_not_match(tmp_path):
-  plan = placement.Plan(config_path='configs/cartpole_vtrace.py', overrides=[],
+  plan = placement.Plan(config_path='cartpole_vtrace', overrides=[],
                         logdir=str(tmp_path / 'run'), hosts={'a': '10.0.0.1', 'b': '10.0.0.2'},
                         nodes={'learner/0': 'a', 'actor/0': 'b'},
                         ports={'learner/0': [20000, 20001], 'actor/0': []},
@@ -229,7 +229,7 @@ def test_r2d2_trains_across_hosts_with_the_replay_beside_the_learner(tmp_path):
   with netns_hosts.HostNetwork(HOSTS) as network:
     plan = _make_plan(tmp_path, network, '--config.total_environment_frames=15000',
                       *helpers.SMALL_R2D2_FLAGS,
-                      config='configs/cartpole_r2d2.py')
+                      config='cartpole_r2d2')
     assert plan.nodes['replay/0'] == 'learner'
     agents = _start_agents(tmp_path, network, secrets.token_urlsafe(24))
     deadline = time.time() + 300

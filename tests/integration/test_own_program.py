@@ -34,7 +34,7 @@ def no_learner(config):
 
 
 def _launch(directory, logdir, program, *flags, timeout=300,
-            config='configs/cartpole_vtrace.py'):
+            config='cartpole_vtrace'):
   command = [sys.executable, '-m', 'seed_graph.launch.local',
              f'--config={os.path.join(helpers.REPO, config)}',
              f'--logdir={logdir}', f'--program={program}', *flags]

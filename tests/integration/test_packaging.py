@@ -1,6 +1,5 @@
-"""Installing the package puts one top-level name, `seed_graph`, into an environment:
-the checkout's `launch/` and `configs/` become `seed_graph.launch` and
-`seed_graph.configs`, with the cloud set-up script beside the launcher."""
+"""Installing the package puts one top-level name, `seed_graph`, into an environment,
+with its launchers, its presets and the cloud set-up script beside the launcher."""
 
 import os
 import shutil
@@ -13,9 +12,8 @@ from tests import helpers
 def test_an_install_adds_only_seed_graph(tmp_path):
   # From a copy of what setup.py packages: building in the checkout would leave build/.
   source, target = tmp_path / 'source', tmp_path / 'site'
-  for folder in ('seed_graph', 'launch', 'configs'):
-    shutil.copytree(os.path.join(helpers.REPO, folder), source / folder,
-                    ignore=shutil.ignore_patterns('__pycache__'))
+  shutil.copytree(os.path.join(helpers.REPO, 'seed_graph'), source / 'seed_graph',
+                  ignore=shutil.ignore_patterns('__pycache__'))
   shutil.copy(os.path.join(helpers.REPO, 'setup.py'), source)
   subprocess.run([sys.executable, '-m', 'pip', 'install', '--quiet', '--no-deps',
                   '--no-build-isolation', '--no-index', '--target', str(target),

@@ -133,7 +133,7 @@ def test_atari_program_trains_on_envpool_actors(tmp_path):
       '--config.actors.env_batch_size=4', '--config.evaluators.env_batch_size=1',
       '--config.inference.batch_size=9', '--config.learner.batch_size=2',
       '--config.learner.unroll_length=10', '--config.logging.interval_seconds=2',
-      config='configs/atari_vtrace_fast.py', timeout=600)
+      config='atari_vtrace_fast', timeout=600)
   assert final['frames'] >= 8000
   assert final['learner_steps'] >= 40
   assert final['total_loss'] is not None
@@ -153,7 +153,7 @@ def test_atari_program_trains_the_resnet_agent(tmp_path):
       '--config.evaluators.env_batch_size=1', '--config.inference.batch_size=4',
       '--config.learner.batch_size=2', '--config.learner.unroll_length=10',
       '--config.network.lstm_size=32', '--config.logging.interval_seconds=2',
-      config='configs/atari_vtrace.py', timeout=600)
+      config='atari_vtrace', timeout=600)
   assert final['frames'] >= 6000  # 4 frames per agent step (frame skip).
   assert final['learner_steps'] >= 30
   assert final['total_loss'] is not None

@@ -15,7 +15,7 @@ from seed_graph.algos.r2d2 import replay as r2d2_replay
 from seed_graph.programs import r2d2
 from tests import helpers
 
-CONFIG = 'configs/cartpole_r2d2.py'
+CONFIG = 'cartpole_r2d2'
 SMALL = helpers.SMALL_R2D2_FLAGS
 
 

@@ -27,7 +27,7 @@ def launch(tmp_path):
   marker = uuid.uuid4().hex
   started = []
 
-  def start(*flags, config='configs/cartpole_vtrace.py'):
+  def start(*flags, config='cartpole_vtrace'):
     launcher = helpers.start_launch(tmp_path / 'run', marker, *flags, config=config)
     started.append(launcher)
     return launcher, tmp_path / 'run', marker
@@ -125,7 +125,7 @@ def test_planned_restarts_are_not_crashes_a_killed_learner_resumes_and_sigterm_s
 def test_a_killed_replay_comes_back_and_r2d2_training_goes_on(launch):
   launcher, logdir, marker = launch(
       ENDLESS, '--config.logging.checkpoint_interval_seconds=5',
-      *helpers.SMALL_R2D2_FLAGS, config='configs/cartpole_r2d2.py')
+      *helpers.SMALL_R2D2_FLAGS, config='cartpole_r2d2')
 
   def steps():
     metrics = helpers.read_metrics(logdir)

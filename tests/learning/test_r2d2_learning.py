@@ -7,7 +7,7 @@ BUDGET_FRAMES = 1_000_000
 
 def _learns(logdir, *flags):
   reached, best = helpers.train_until_return(logdir, 400, BUDGET_FRAMES, *flags,
-                                             config='configs/cartpole_r2d2.py')
+                                             config='cartpole_r2d2')
   # Mean return of the last 100 training episodes (Ape-X epsilons included).
   assert reached is not None, f'best (return, frames): {best}'
   return reached

@@ -8,12 +8,14 @@ import json
 from benchmarks import atari_report
 
 
-def _run(root, directory, seed, returns, variant='', overrides=(), launches=None):
-  """A finished 2M-frame Pong run: a record every 0.5M frames, a minute apart."""
+def _run(root, directory, seed, returns, variant='', overrides=(), launches=None,
+         budget=2_000_000, config='atari_cleanrl_vtrace'):
+  """A Pong run (finished at 2M frames by default): a record every 0.5M frames, a minute
+  apart."""
   run = root / 'Pong' / directory
   run.mkdir(parents=True)
-  suite = {'config': 'configs/atari_cleanrl_vtrace.py', 'overrides': list(overrides),
-           'game': 'Pong', 'seed': seed, 'frames': 2_000_000,
+  suite = {'config': config, 'overrides': list(overrides),
+           'game': 'Pong', 'seed': seed, 'frames': budget,
            'launches': launches or [{'commit': 'abc1234', 'time': '2026-11-26 02:00'}]}
   if variant:
     suite['variant'] = variant
@@ -33,14 +35,14 @@ def test_each_setting_is_a_row_of_its_own_with_its_command(tmp_path):
   atari_report.write(str(root), str(tmp_path / 'page'))
   page = (tmp_path / 'page' / 'atari.md').read_text()
   rows = [line for line in page.splitlines() if line.startswith('| Pong |')]
-  assert rows[0].startswith('| Pong | atari_cleanrl_vtrace.py | 2 | 2M | 20.00 ± 0.71 |')
+  assert rows[0].startswith('| Pong | atari_cleanrl_vtrace | 2 | 2M | 20.00 ± 0.71 |')
   assert '| 1 of 2: 2.0M | 0.07 h |' in rows[0]  # Seed 0 reached 20.36 at its 4th minute.
-  assert rows[1].startswith('| Pong | atari_cleanrl_vtrace.py epochs2 | 1 | 2M | 12.00 ± 0.00 |')
+  assert rows[1].startswith('| Pong | atari_cleanrl_vtrace epochs2 | 1 | 2M | 12.00 ± 0.00 |')
   assert ('--games=Pong --seeds=0 --frames=2000000 --variant=epochs2 '
           '--config.learner.epochs=2') in page
   assert '--games=Pong --seeds=0,1 --frames=2000000\n' in page
   # An unfinished run has no row of its own but a line under every run, and its command.
-  assert '| Pong | atari_cleanrl_vtrace.py epochs1 | 0 | 1.00M of 2M (unfinished) |' in page
+  assert '| Pong | atari_cleanrl_vtrace epochs1 | 0 | 1.00M of 2M (unfinished) |' in page
   assert '--variant=epochs1 --config.learner.epochs=1' in page
   runs = json.loads((tmp_path / 'page' / 'atari.json').read_text())['runs']
   assert sorted((r['variant'], r['seed']) for r in runs) == [('', 0), ('', 1), ('epochs2', 0)]
@@ -74,7 +76,24 @@ def test_runs_recorded_on_the_page_but_not_under_the_root_stay(tmp_path):
   assert record['runs'][1]['curve'] == [[500000, -20.0], [1000000, 0.0], [1500000, 19.0],
                                         [2000000, 20.5]]
   rows = [l for l in (page / 'atari.md').read_text().splitlines() if l.startswith('| Pong |')]
-  assert rows[0].startswith('| Pong | atari_cleanrl_vtrace.py | 2 | 2M | 20.00 ± 0.71 |')
+  assert rows[0].startswith('| Pong | atari_cleanrl_vtrace | 2 | 2M | 20.00 ± 0.71 |')
+
+
+def test_a_seed_run_again_at_another_budget_is_a_row_of_its_own(tmp_path):
+  # The page was written when presets were named by their path in the checkout; the
+  # seed is then trained again, from nothing, to twice the budget, on another machine.
+  first, second, page = tmp_path / 'first', tmp_path / 'second', tmp_path / 'page'
+  _run(first, 'seed0', 0, [-20.0, 0.0, 19.0, 20.5], config='configs/atari_cleanrl_vtrace.py')
+  atari_report.write(str(first), str(page))
+  _run(second, 'seed0', 0, [-20.0, -10.0, 0.0, 10.0, 15.0, 19.0, 20.0, 21.0],
+       budget=4_000_000, launches=[{'commit': 'fed9876', 'time': '2026-11-28 00:00'}])
+  atari_report.write(str(second), str(page))
+  record = json.loads((page / 'atari.json').read_text())
+  assert sorted((r['budget'], r['config']) for r in record['runs']) == [
+      (2_000_000, 'atari_cleanrl_vtrace'), (4_000_000, 'atari_cleanrl_vtrace')]
+  rows = [l for l in (page / 'atari.md').read_text().splitlines() if l.startswith('| Pong |')]
+  assert rows[0].startswith('| Pong | atari_cleanrl_vtrace | 1 | 2M | 20.50 ± 0.00 |')
+  assert rows[1].startswith('| Pong | atari_cleanrl_vtrace | 1 | 4M | 21.00 ± 0.00 |')
 
 
 def test_the_page_keeps_at_most_its_number_of_points_of_a_curve(tmp_path):

@@ -65,3 +65,35 @@ def test_a_logdir_that_cannot_hold_a_run_is_one_line(tmp_path):
     config_args.make_logdir(str(a_file / 'run'))
   config_args.make_logdir(str(tmp_path / 'new' / 'run'))
   assert (tmp_path / 'new' / 'run').is_dir()
+
+
+def test_config_names_a_preset_from_anywhere_or_a_file_by_its_path(tmp_path, monkeypatch):
+  monkeypatch.chdir(tmp_path)  # Outside the checkout, as after an install.
+  assert config_args.load('cartpole_vtrace').algorithm == 'vtrace'
+  own = tmp_path / 'mine.py'
+  own.write_text('from seed_graph.configs import cartpole_r2d2\n'
+                 'def get_config():\n  return cartpole_r2d2.get_config()\n')
+  assert config_args.load(str(own)).algorithm == 'r2d2'
+
+
+@pytest.mark.parametrize('spec, message', [
+    ('cartpole_vtrase', '--config=cartpole_vtrase: no preset of that name; did you mean '
+                        'cartpole_vtrace? presets: atari_cleanrl_vtrace, '),
+    ('configs/cartpole_vtrace.py', '--config=configs/cartpole_vtrace.py: no such file (the '
+                                   'preset is --config=cartpole_vtrace)'),
+    ('mine.py', '--config=mine.py: no such file'),
+    ('', '--config: no config given'),
+])
+def test_a_config_that_names_nothing_fails_in_one_line(tmp_path, monkeypatch, spec, message):
+  monkeypatch.chdir(tmp_path)
+  with pytest.raises(ConfigError) as error:
+    config_args.load(spec)
+  assert str(error.value).startswith(message) and '\n' not in str(error.value)
+
+
+def test_runs_compare_a_preset_by_name_however_it_was_named():
+  for spec in ('atari_cleanrl_vtrace', 'configs/atari_cleanrl_vtrace.py',
+               'seed_graph/configs/atari_cleanrl_vtrace.py'):
+    assert config_args.setting_name(spec) == 'atari_cleanrl_vtrace'
+  assert config_args.setting_name('mine/atari_cleanrl_vtrace.py') == (
+      'mine/atari_cleanrl_vtrace.py')

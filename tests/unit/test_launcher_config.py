@@ -22,7 +22,7 @@ def test_launcher_config_errors_are_one_line_and_name_the_closest_key(tmp_path):
   logdir = tmp_path / 'never_created'
   cases = [
       ('--config.learner.learning_rat=0.1', '--config.learner.learning_rat: no such key; '
-       'did you mean learner.learning_rate? (in configs/cartpole_vtrace.py)'),
+       'did you mean learner.learning_rate? (in cartpole_vtrace)'),
       ('--config.envv.name=x', 'did you mean env.name?'),
       ('--config.learner.batch_size=abc', '--config.learner.batch_size: invalid literal'),
       ('--config.learner.batch_size=-1', 'learner.batch_size: must be positive, got -1'),

@@ -10,7 +10,7 @@ HOSTS = dict(learner_host=('learner', '10.0.0.1'),
              actor_hosts=[('cpu0', '10.0.0.2'), ('cpu1', '10.0.0.3')])
 
 
-def _plan(*overrides, config_path='configs/cartpole_r2d2.py', base_port=30000,
+def _plan(*overrides, config_path='cartpole_r2d2', base_port=30000,
           program=''):
   config, built = placement.load_program(config_path, overrides, '/shared/run', program)
   return built, placement.make_plan(built, config, config_path, overrides,
@@ -50,14 +50,14 @@ def test_the_fingerprint_changes_with_the_config_the_nodes_and_the_ports():
 
 def test_overrides_are_parsed_as_the_command_line_would_and_bad_ones_named():
   config, _ = placement.load_program(
-      'configs/cartpole_vtrace.py', ['inference.jit_compile=false', 'actors.num=4',
+      'cartpole_vtrace', ['inference.jit_compile=false', 'actors.num=4',
                                      'learner.reward_clipping=abs_one',
                                      'network.mlp_sizes=(32, 32)'], '/run')
   assert config.inference.jit_compile is False and config.actors.num == 4
   assert config.learner.reward_clipping == 'abs_one'
   assert tuple(config.network.mlp_sizes) == (32, 32) and config.logdir == '/run'
   with pytest.raises(placement.PlanError, match='actors.nmu: no such key; did you mean actors.num'):
-    placement.load_program('configs/cartpole_vtrace.py', ['actors.nmu=4'], '/run')
+    placement.load_program('cartpole_vtrace', ['actors.nmu=4'], '/run')
   with pytest.raises(placement.PlanError, match='at least one actor host'):
     placement.make_plan(None, config, 'c.py', [], ('l', 'a'), [], 20000)
 
@@ -66,19 +66,19 @@ def test_a_program_of_ones_own_is_recorded_and_its_actors_spread_over_actor_host
   # examples/population.py: two learners, each with 2 actors and an evaluator, and a
   # controller, in groups the placement does not know by name.
   program, plan = _plan('population.size=2', 'actors.num=2',
-                        config_path='configs/cartpole_vtrace.py',
+                        config_path='cartpole_vtrace',
                         program='examples.population:make_program')
   assert plan.program == 'examples.population:make_program'
   assert {n: h for n, h in plan.nodes.items() if h != 'learner'} == {
       'actor/0': 'cpu0', 'actor/1': 'cpu1', 'actor/2': 'cpu0', 'actor/3': 'cpu1'}
   assert {n for n, h in plan.nodes.items() if h == 'learner'} == {
       'learner/0', 'learner/1', 'evaluator/0', 'evaluator/1', 'controller/0'}
-  config, _ = placement.load_program('configs/cartpole_vtrace.py',
+  config, _ = placement.load_program('cartpole_vtrace',
                                      ['population.size=2', 'actors.num=2'], '/shared/run',
                                      'examples.population:make_program')
   assert placement.fingerprint(program, config, plan.ports,
                                plan.program) == plan.fingerprint
   assert placement.fingerprint(program, config, plan.ports, 'x:y') != plan.fingerprint
   with pytest.raises(placement.PlanError, match='population.size: at least 2'):
-    _plan('population.size=1', config_path='configs/cartpole_vtrace.py',
+    _plan('population.size=1', config_path='cartpole_vtrace',
           program='examples.population:make_program')

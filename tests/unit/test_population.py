@@ -22,7 +22,7 @@ from seed_graph.nodes import learner_node
 from tests import helpers
 
 _PROGRAM = 'examples.population:make_program'
-_CONFIG = os.path.join(helpers.REPO, 'configs', 'cartpole_vtrace.py')
+_CONFIG = 'cartpole_vtrace'
 
 
 def test_the_worst_copy_the_best_and_only_if_better():

@@ -28,3 +28,26 @@ def test_a_learner_that_never_stepped_gives_no_rate():
 def test_another_programs_points_carry_no_learner_steps():
   rate = timed_runs.steady_rate([(0.5, 0, None), (1.0, 100, None), (2.0, 300, None)], 1.0)
   assert rate == {'frames_per_second': 200.0, 'seconds': 1.0}
+
+
+@pytest.mark.parametrize('layout, module, config', [
+    # Before the presets and launchers moved into the package ...
+    ({'setup.py': "package_dir={'seed_graph.launch': 'launch'}",
+      'configs/cartpole_vtrace.py': ''}, 'seed_graph.launch.local',
+     'configs/cartpole_vtrace.py'),
+    # ... and after.
+    ({'setup.py': '', 'seed_graph/launch/local.py': '',
+      'seed_graph/configs/cartpole_vtrace.py': ''}, 'seed_graph.launch.local',
+     'seed_graph/configs/cartpole_vtrace.py'),
+    # Before seed_graph.launch existed.
+    ({'setup.py': '', 'configs/cartpole_vtrace.py': ''}, 'launch.local',
+     'configs/cartpole_vtrace.py'),
+])
+def test_each_revision_gets_its_launcher_and_its_presets_path(tmp_path, layout, module,
+                                                             config):
+  for path, text in layout.items():
+    (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / path).write_text(text)
+  assert timed_runs.launcher_module(str(tmp_path)) == module
+  assert timed_runs.config_in_tree(str(tmp_path), 'cartpole_vtrace') == config
+  assert timed_runs.config_in_tree(str(tmp_path), 'mine.py') == 'mine.py'

@@ -1,8 +1,8 @@
 """seed_py_library / seed_py_test: the native py_library / py_test plus an import check.
 
 Each target gets a `<name>_imports` action (tools/bazel/import_check.py) that parses its
-srcs and fails the build if one of them imports project code (seed_graph, launch, configs,
-tests) that is neither in its own srcs nor in the srcs of a direct dep. The py_library /
+srcs and fails the build if one of them imports project code (seed_graph, examples,
+tests, benchmarks) that is neither in its own srcs nor in the srcs of a direct dep. The py_library /
 py_test carries that action's output as data, so `bazel test` cannot run a test whose
 code, or any code it depends on, has an undeclared import. At run time the test finds
 project code only in its runfiles (tools/bazel/python3.sh), so an import hidden from the
@@ -11,7 +11,7 @@ parser (importlib) fails there instead.
 Tests run under pytest (tools/bazel/pytest_main.py) with tests/conftest.py.
 """
 
-PROJECT_PACKAGES = ["seed_graph", "launch", "configs", "examples", "tests", "benchmarks"]
+PROJECT_PACKAGES = ["seed_graph", "examples", "tests", "benchmarks"]
 
 def _py_srcs(files):
     return [f for f in files if f.extension == "py"]
@@ -95,7 +95,7 @@ def seed_py_test(name, srcs, deps = [], data = [], args = [], tags = [], **kwarg
 
     The package is a test tier (tests/unit, tests/integration, tests/learning): its name
     is the test's tag and sets its size. `deps`: what the test files import. `data`: what
-    they use otherwise, e.g. //launch when a test runs `python -m seed_graph.launch.local`
+    they use otherwise, e.g. //seed_graph/launch when a test runs `python -m seed_graph.launch.local`
     in a subprocess.
     """
     tier = native.package_name().split("/")[-1]

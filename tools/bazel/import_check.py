@@ -18,17 +18,10 @@ import ast
 import sys
 
 
-# Top-level folders of the checkout that are subpackages of seed_graph (setup.py's
-# package_dir; seed_graph/__init__.py maps them in a checkout and in runfiles).
-_ADOPTED = ('launch', 'configs')
-
-
 def _module_of(path):
   """'seed_graph/algos/__init__.py' -> ('seed_graph.algos', True);
-  'launch/local.py' -> ('seed_graph.launch.local', False)."""
+  'seed_graph/launch/local.py' -> ('seed_graph.launch.local', False)."""
   parts = path[:-len('.py')].split('/')
-  if parts[0] in _ADOPTED:
-    parts = ['seed_graph'] + parts
   if parts[-1] == '__init__':
     return '.'.join(parts[:-1]), True
   return '.'.join(parts), False

@@ -6,7 +6,7 @@
 # runfiles, i.e. only what its deps declare:
 #   * site/sitecustomize.py (put first on PYTHONPATH, so subprocesses such as
 #     `python -m seed_graph.launch.local` and Launchpad's node processes get it too) removes the
-#     editable install's finder, which would otherwise find any seed_graph/launch/configs
+#     editable install's finder, which would otherwise find any seed_graph
 #     module in the checkout whatever the deps say;
 #   * PYTHONNOUSERSITE: no ~/.local site-packages.
 # The venv is found next to the checked-in copy of this script (Bazel runs it through a

@@ -4,7 +4,7 @@ checks.
 Defaults are SEED RL's R2D2 Atari settings where it has one (n-step 5, value
 rescaling, Adam at 1e-4 with epsilon 1e-3, gradient clipping at 80, prioritized replay
 with exponent 0.9, mix 0.9 and importance sampling 0.6, Ape-X epsilons); presets in
-`configs/` set what differs.
+`seed_graph/configs/` set what differs.
 """
 
 from seed_graph.algos import base

@@ -2,7 +2,7 @@
 
 Defaults are SEED RL's V-trace settings for Atari where it has one (IMPALA's loss
 weights, Adam at 0.00048 decayed linearly, gradient clipping at 40, rewards clipped to
-[-1, 1]); presets in `configs/` set what differs.
+[-1, 1]); presets in `seed_graph/configs/` set what differs.
 """
 
 import numpy as np

@@ -3,7 +3,7 @@
 tools/bazel/python3.sh puts this directory first on PYTHONPATH; Python imports this module
 after site-packages' .pth files ran. scripts/setup_env.sh installs the repo in editable
 mode, whose .pth adds a finder (or, with older setuptools, the checkout itself on sys.path)
-that would resolve any `seed_graph`, `launch` or `configs` module from the checkout, so an
+that would resolve any `seed_graph` module from the checkout, so an
 import a target does not declare would still work. Both are removed here; third-party
 packages in site-packages stay.
 """

@@ -1,9 +1,12 @@
-"""An experiment's config as the launchers take it: a config file plus
+"""An experiment's config as the launchers take it: a preset or a config file plus
 `--config.KEY=VALUE` overrides, and the copy every launch keeps in its logdir.
 
-`load(path, overrides)` runs the file's `get_config()` and applies the overrides with
-the one parser of the project (`seed_graph.config_schema.apply_override`: each value
-parsed as its key's declared type); every launcher (`local`, `placement`, `host`,
+`--config` names a preset of `seed_graph.configs` by its module name
+(`--config=cartpole_vtrace`, from any directory, installed or not) or a file of one's own
+by a path ending in `.py`. `load(path, overrides)` runs the file's `get_config()` and
+applies the overrides with the one parser of the project
+(`seed_graph.config_schema.apply_override`: each value parsed as its key's declared
+type); every launcher (`local`, `placement`, `host`,
 `cluster`, `program_graph`) goes through it. An unknown key, a bad value or a missing
 file is a `ConfigError` of one line naming it.
 
@@ -14,6 +17,7 @@ or the replay) fail the launch, others are listed. `logdir_config` reads a run's
 back, completed with keys declared since it was written.
 """
 
+import difflib
 import json
 import os
 import runpy
@@ -24,6 +28,7 @@ import ml_collections
 
 from seed_graph import config_record
 from seed_graph import config_schema
+from seed_graph import configs
 from seed_graph.config_schema import ConfigError
 from seed_graph.programs import registry
 
@@ -45,6 +50,46 @@ def flags_parser(overrides: List[str]) -> Callable[[List[str]], List[str]]:
   return parse
 
 
+PRESETS_DIR = os.path.dirname(os.path.abspath(configs.__file__))
+
+
+def presets() -> List[str]:
+  """The names `--config` takes for the shipped presets."""
+  return sorted(name[:-len('.py')] for name in os.listdir(PRESETS_DIR)
+                if name.endswith('.py') and not name.startswith('_'))
+
+
+def config_file(spec: str) -> str:
+  """The file that `--config=spec` names: `spec` itself if it ends in `.py`, else the
+  preset `seed_graph/configs/<spec>.py`. ConfigError (one line) if there is none."""
+  if not spec:
+    raise ConfigError('--config: no config given (a preset, e.g. --config=cartpole_vtrace, '
+                      'or a file ending in .py)')
+  if spec.endswith('.py'):
+    if os.path.isfile(spec):
+      return spec
+    moved = os.path.basename(spec)[:-len('.py')]
+    hint = f' (the preset is --config={moved})' if moved in presets() else ''
+    raise ConfigError(f'--config={spec}: no such file{hint}')
+  if spec in presets():
+    return os.path.join(PRESETS_DIR, spec + '.py')
+  close = difflib.get_close_matches(spec, presets(), n=1)
+  hint = f'did you mean {close[0]}? ' if close else ''
+  raise ConfigError(f'--config={spec}: no preset of that name; {hint}presets: '
+                    f'{", ".join(presets())}; a config file\'s path ends in .py')
+
+
+def setting_name(spec: str) -> str:
+  """`spec` as runs are compared by: a preset's name however it was named (its name, or
+  a path to `<folder>/configs/<name>.py`, where presets lived before they moved into the
+  package), else the path as given."""
+  folder, file = os.path.split(os.path.normpath(spec))
+  name = file[:-len('.py')] if file.endswith('.py') else file
+  if name in presets() and (file == name or os.path.basename(folder) == 'configs'):
+    return name
+  return spec
+
+
 def _first(overrides: Sequence[str], key: str) -> Optional[str]:
   values = [o.partition('=')[2] for o in overrides if o.partition('=')[0] == key]
   return values[-1] if values else None
@@ -52,15 +97,11 @@ def _first(overrides: Sequence[str], key: str) -> Optional[str]:
 
 def load(path: str, overrides: Sequence[str] = (),
          program_keys: Optional[config_schema.Schema] = None) -> ml_collections.ConfigDict:
-  """The config file's `get_config()` with `overrides` applied and checked key by key
-  (the program's joint checks run when it is built). `program_keys`: the sections a
+  """The `get_config()` of the preset or file `path` names (`config_file`), with
+  `overrides` applied and checked key by key (the program's joint checks run when it is
+  built). `program_keys`: the sections a
   program of one's own declares; the file may leave them out (their defaults apply)."""
-  if not path:
-    raise ConfigError('--config: no config file given (e.g. --config=configs/'
-                      'cartpole_vtrace.py)')
-  if not os.path.isfile(path):
-    raise ConfigError(f'--config={path}: no such file')
-  get_config = runpy.run_path(path).get('get_config')
+  get_config = runpy.run_path(config_file(path)).get('get_config')
   if not callable(get_config):
     raise ConfigError(f'--config={path}: the file defines no get_config()')
   config = get_config()

@@ -164,7 +164,7 @@ def up_steps(cluster: Cluster, config_path: str, overrides: Sequence[str],
                           bundle, *files, f'{cluster.vm(host)}:', *cluster.where()]))
     steps.append(_ssh(cluster, host, f'tar -xzf {REMOTE_DIR}.tar.gz && mv plan.json '
                       f'run_secret {REMOTE_DIR}/ && chmod 600 {REMOTE_DIR}/run_secret && '
-                      f'bash {REMOTE_DIR}/launch/cloud/setup_host.sh'
+                      f'bash {REMOTE_DIR}/seed_graph/launch/cloud/setup_host.sh'
                       + (' --tpu_vm' if host == 'learner' else ''), f'set {host} up'))
   return steps + start_agent_steps(cluster, cluster.hosts) + [
       _ssh(cluster, 'learner', f'tail -F {REMOTE_DIR}/agent.log',

@@ -1,6 +1,6 @@
 """R2D2 on CartPole-v1: small and fast on a 2-core laptop (learns within 1M frames).
 
-    python -m seed_graph.launch.local --config=configs/cartpole_r2d2.py --logdir=logs/cp_r2d2
+    python -m seed_graph.launch.local --config=cartpole_r2d2 --logdir=logs/cp_r2d2
 """
 
 from seed_graph.programs import registry

@@ -3,7 +3,7 @@ skip 4 with max-pooling, 84x84 grayscale, up to 30 no-op starts, all 18 actions,
 episodes capped at 108k frames), its deep ResNet torso + LSTM 256, and its V-trace
 hyperparameters (Adam at 0.00048 decayed linearly to 0, 32 unrolls of 100 steps).
 
-    python -m seed_graph.launch.local --config=configs/atari_vtrace.py --logdir=logs/pong \
+    python -m seed_graph.launch.local --config=atari_vtrace --logdir=logs/pong \
         [--config.env.game=Breakout]
 """
 

@@ -1,7 +1,7 @@
 """V-trace on your own environment: the corridor of `examples/random_walk.py`, built by
 import string (`env.name = 'custom'`, `env.factory`), every other key as for CartPole.
 
-    python -m seed_graph.launch.local --config=configs/random_walk_vtrace.py --logdir=/tmp/walk
+    python -m seed_graph.launch.local --config=random_walk_vtrace --logdir=/tmp/walk
 """
 
 from seed_graph.configs import cartpole_vtrace

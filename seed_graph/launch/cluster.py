@@ -1,6 +1,6 @@
 r"""The same program on Cloud TPU VMs and Compute Engine VMs, with gcloud.
 
-  python -m seed_graph.launch.cluster up --config=configs/atari_vtrace.py --logdir=gs://B/pong \
+  python -m seed_graph.launch.cluster up --config=atari_vtrace --logdir=gs://B/pong \
       --project=P --zone=europe-west4-a --run_id=pong1 [--actor_hosts=2 \
       --actor_machine_type=n2-standard-8 --learner_accelerator=v3-8 --spot] [--dry_run]
   python -m seed_graph.launch.cluster status|logs|stop|down --project=P --zone=Z --run_id=R
@@ -11,9 +11,9 @@ r"""The same program on Cloud TPU VMs and Compute Engine VMs, with gcloud.
 `sg-<run_id>`) on the plan's ports, the learner TPU VM, the actor VMs; it reads their
 internal addresses, writes the placement plan (`launch.placement`) and a fresh run
 secret, copies bundle, plan and secret to every host, sets each host up
-(`launch/cloud/setup_host.sh`), starts each host's agent (`launch.host`), and follows the
-learner's status line. `--restart_host=NAME` only starts that host's agent again (after
-a preemption, say). `stop` sends Ctrl-C to every agent (actor hosts first); `down`
+(`seed_graph/launch/cloud/setup_host.sh`), starts each host's agent (`launch.host`), and
+follows the learner's status line. `--restart_host=NAME` only starts that host's agent
+again (after a preemption, say). `stop` sends Ctrl-C to every agent (actor hosts first); `down`
 deletes the VMs and the firewall rule. `--dry_run` prints the placement plan (with the
 addresses still to be read) and then every command, shell-quoted and in order, and runs
 nothing.
@@ -34,7 +34,7 @@ from absl import flags
 from seed_graph.launch.cloud import cluster_steps
 from seed_graph.launch.runs import config_args
 
-_CONFIG = flags.DEFINE_string('config', None, 'Experiment config file (up); '
+_CONFIG = flags.DEFINE_string('config', None, 'Experiment config (up): a preset\'s name or a .py file; '
                               '`--config.KEY=VALUE` arguments override its keys.')
 _LOGDIR = flags.DEFINE_string(
     'logdir', None, 'The run\'s logdir on the learner host (up); a relative path is under '

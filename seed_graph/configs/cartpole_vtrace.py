@@ -3,7 +3,7 @@
 Many environments with short unrolls (32 x 5 steps a batch) give frequent, decorrelated
 updates, like A2C; it reaches the 500-step maximum within 500k frames.
 
-    python -m seed_graph.launch.local --config=configs/cartpole_vtrace.py --logdir=logs/cp
+    python -m seed_graph.launch.local --config=cartpole_vtrace --logdir=logs/cp
 
 `--print_config` lists every key with its documentation; override any on the command
 line, e.g. `--config.actors.num=4`.

@@ -1,6 +1,6 @@
 r"""Runs a seed_graph program on this machine.
 
-  python -m seed_graph.launch.local --config=configs/cartpole_vtrace.py --logdir=/tmp/run \
+  python -m seed_graph.launch.local --config=cartpole_vtrace --logdir=/tmp/run \
       [--config.actors.num=4 ...] [--launch_type=local_mp|local_mt] \
       [--program=my_module:make_program]
 
@@ -45,7 +45,8 @@ from seed_graph.inference import transport
 from seed_graph.programs import registry
 
 _CONFIG = flags.DEFINE_string(
-    'config', None, 'Experiment config file (a get_config() returning a ConfigDict); '
+    'config', None, 'Experiment config: a preset\'s name (cartpole_vtrace, ...) or a .py '
+    'file with a get_config() returning a ConfigDict; '
     '--config.KEY=VALUE overrides a key; --print_config lists them all.')
 _PROGRAM = flags.DEFINE_string(
     'program', None, "Your own experiment, 'module:function': the function takes the "
@@ -82,7 +83,7 @@ _NETWORK = flags.DEFINE_enum(
     'network', 'loopback', ['loopback', 'host'],
     'loopback: the program runs in a network namespace of its own whose only interface '
     'is loopback, so no port of it can be reached from outside (see '
-    'launch/network/loopback_network.py). host: its ports listen on every interface of this '
+    'seed_graph/launch/network/loopback_network.py). host: its ports listen on every interface of this '
     'machine (for an environment that needs the network).')
 flags.mark_flags_as_required(['config', 'logdir'])
 

@@ -5,7 +5,7 @@ convolutions + LSTM 512 + dueling heads of 512) and its Atari protocol, sized fo
 24 GiB, 2-core machine: a replay of 20k sequences (1.6M steps) measured at about 1.5 GiB
 (docs/results/r2d2.md); give a bigger machine more.
 
-    python -m seed_graph.launch.local --config=configs/atari_r2d2.py --logdir=logs/pong_r2d2
+    python -m seed_graph.launch.local --config=atari_r2d2 --logdir=logs/pong_r2d2
 """
 
 from seed_graph.programs import registry

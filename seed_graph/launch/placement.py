@@ -1,6 +1,6 @@
 r"""Where a program's nodes run across hosts, as data: a plan file a user can read and edit.
 
-  python -m seed_graph.launch.placement --config=configs/cartpole_vtrace.py --logdir=/shared/run \
+  python -m seed_graph.launch.placement --config=cartpole_vtrace --logdir=/shared/run \
       --learner_host=learner=10.0.0.2 --actor_hosts=cpu0=10.0.0.3,cpu1=10.0.0.4 \
       --output=plan.json [--base_port=20000] [--config.actors.num=4 ...]
 
@@ -178,7 +178,7 @@ def main(argv):
 
 if __name__ == '__main__':
   # Defined here, not at import: launch.cluster imports this module and has its own.
-  _CONFIG = flags.DEFINE_string('config', None, 'Experiment config file; `--config.KEY=VALUE` '
+  _CONFIG = flags.DEFINE_string('config', None, 'Experiment config (a preset\'s name or a .py file); `--config.KEY=VALUE` '
                                 'arguments override its keys.')
   _LOGDIR = flags.DEFINE_string('logdir', None, 'The run\'s logdir, as every host sees it '
                                 '(a shared disk or a gs:// bucket).')

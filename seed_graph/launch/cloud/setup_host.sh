@@ -7,7 +7,7 @@
 #                           (tpu-vm-tf-2.8.x), seeing the runtime's TensorFlow build, which
 #                           then satisfies the tensorflow pin instead of a CPU wheel.
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
 if [[ "${1:-}" == --tpu_vm ]]; then
   if ! python3.8 -c 'import ensurepip' 2>/dev/null; then  # Ubuntu splits venv out.
     sudo apt-get update -qq

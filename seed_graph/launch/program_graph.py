@@ -1,7 +1,7 @@
 r"""A picture of a program: its nodes grouped by kind, each edge labelled with what
 travels on it, as Graphviz DOT (and SVG, where Graphviz's `dot` is installed).
 
-  python -m seed_graph.launch.program_graph --config=configs/cartpole_r2d2.py --output=/tmp/r2d2 \
+  python -m seed_graph.launch.program_graph --config=cartpole_r2d2 --output=/tmp/r2d2 \
       [--config.actors.num=4 ...]
 
 writes /tmp/r2d2.dot and /tmp/r2d2.svg. `launch.local` writes the same picture of the
@@ -89,7 +89,7 @@ def main(argv):
 
 
 if __name__ == '__main__':
-  _CONFIG = flags.DEFINE_string('config', None, 'Experiment config file; '
+  _CONFIG = flags.DEFINE_string('config', None, 'Experiment config (a preset\'s name or a .py file); '
                                 '--config.KEY=VALUE overrides a key.')
   _OVERRIDES = []
   _OUTPUT = flags.DEFINE_string('output', 'program', 'Path without extension.')

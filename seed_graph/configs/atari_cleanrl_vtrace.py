@@ -11,7 +11,7 @@ epsilon (1e-5) and float32 arithmetic, trained like APPO: each batch of 32 unrol
 steps is used for 4 epochs of 4 minibatches, with PPO's clipped surrogate on V-trace
 advantages.
 
-    python -m seed_graph.launch.local --config=configs/atari_cleanrl_vtrace.py \
+    python -m seed_graph.launch.local --config=atari_cleanrl_vtrace \
         --logdir=logs/breakout --config.env.game=Breakout
     python -m benchmarks.atari_suite     # the table: docs/results/atari.md
 """
