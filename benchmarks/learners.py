@@ -1,5 +1,5 @@
-"""What the benchmarks build from a config alone: the learner they measure (V-trace, or
-R2D2 with its Reverb replay server in the same process), what its actors step, and the
+"""What the benchmarks build from a config alone: the learner they measure (with its
+Reverb replay server in the same process, for an algorithm that learns from one), what its actors step, and the
 config itself from `--config` and `--config.KEY=VALUE` (the launchers' one parser).
 
 TensorFlow is imported only inside these functions: benchmark modules are imported again
@@ -28,29 +28,29 @@ def acting_env(config):
   learner stacks them (R2D2), `config.env` otherwise."""
   from seed_graph import envs  # pylint: disable=g-import-not-at-top
   from seed_graph.programs import registry  # pylint: disable=g-import-not-at-top
-  return envs.acting_config(config.env, registry.program(config).ALGORITHM.stacks_frames)
+  return envs.acting_config(config.env, registry.builder(config).stacks_frames)
 
 
 def build_learner(config, inference_port=None):
-  """(learner, replay server or None) for `config.algorithm`; the learner serves
-  inference on `inference_port` if given. Keep the server referenced while the learner
-  runs: the learner holds only its address."""
+  """(learner, replay server or None) for `config.algorithm`, with its replay server in
+  this process if it learns from one; the learner serves inference on `inference_port`
+  if given. Keep the server referenced while the learner runs: the learner holds only
+  its address."""
   from seed_graph.nodes import learner as learner_lib  # pylint: disable=g-import-not-at-top
-  if config.algorithm == 'r2d2':
-    import reverb  # pylint: disable=g-import-not-at-top
-    from seed_graph import envs  # pylint: disable=g-import-not-at-top
-    from seed_graph.algos import learner_devices  # pylint: disable=g-import-not-at-top
-    from seed_graph.algos.r2d2 import learning as r2d2_learner  # pylint: disable=g-import-not-at-top
-    from seed_graph.algos.r2d2 import replay as r2d2_replay  # pylint: disable=g-import-not-at-top
-    if config.learner.training_strategy == 'mirrored':
-      # A CPU split must come before TensorFlow initializes, which building the table
-      # signature below does; the learner finds it made.
-      learner_devices.make_learner_devices(config.learner)
-    # The replay node's tables: on what the actors step (single frames).
-    spec = envs.read_spec(acting_env(config))
-    replay = reverb.Server(r2d2_replay.make_replay_tables(config, spec), port=None)
-    return learner_lib.Learner(config, r2d2_learner.R2D2Learner, f'localhost:{replay.port}',
-                               inference_port=inference_port), replay
-  from seed_graph.algos.vtrace import learning as vtrace_learner  # pylint: disable=g-import-not-at-top
-  return learner_lib.Learner(config, vtrace_learner.VTraceLearner,
-                             inference_port=inference_port), None
+  from seed_graph.programs import registry  # pylint: disable=g-import-not-at-top
+  algorithm = registry.builder(config)
+  if not algorithm.uses_replay:
+    return learner_lib.Learner(config, algorithm.algorithm,
+                               inference_port=inference_port), None
+  import reverb  # pylint: disable=g-import-not-at-top
+  from seed_graph import envs  # pylint: disable=g-import-not-at-top
+  from seed_graph.algos import learner_devices  # pylint: disable=g-import-not-at-top
+  if config.learner.training_strategy == 'mirrored':
+    # A CPU split must come before TensorFlow initializes, which building the tables
+    # below may do (R2D2's signature builds its network); the learner finds it made.
+    learner_devices.make_learner_devices(config.learner)
+  # The replay node's tables: on what the actors step.
+  spec = envs.read_spec(acting_env(config))
+  replay = reverb.Server(algorithm.replay_tables(config, spec), port=None)
+  return learner_lib.Learner(config, algorithm.algorithm, f'localhost:{replay.port}',
+                             inference_port=inference_port), replay

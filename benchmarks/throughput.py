@@ -107,8 +107,8 @@ def start_central_inference(config, actor_worker=_actor_worker, extra_args=()):
   import portpicker  # pylint: disable=g-import-not-at-top
   from seed_graph import id_ranges  # pylint: disable=g-import-not-at-top
   from seed_graph.nodes import learner as learner_lib  # pylint: disable=g-import-not-at-top
-  from seed_graph.algos.vtrace import learning as vtrace_learner  # pylint: disable=g-import-not-at-top
-  learner = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  from seed_graph.programs import registry  # pylint: disable=g-import-not-at-top
+  learner = learner_lib.Learner(config, registry.builder(config).algorithm)
   port = portpicker.pick_unused_port()
   learner.serve(port)
   stop = threading.Event()

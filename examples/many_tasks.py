@@ -50,7 +50,7 @@ def task_envs(config) -> dict:
     env[key] = value
     tasks[str(value)] = env
     specs[str(value)] = envs.read_spec(envs.acting_config(
-        env, sg.VTraceLearner.stacks_frames))
+        env, sg.VTrace.stacks_frames))
   first = next(iter(specs))
   for name, spec in specs.items():
     if spec != specs[first]:
@@ -93,7 +93,7 @@ def make_program(config: ml_collections.ConfigDict) -> lp.Program:
   program = lp.Program('many_tasks')
   with program.group('learner'):
     learner = program.add_node(sg.LearnerNode(
-        learner_config, sg.VTraceLearner,
+        learner_config, sg.VTrace,
         tasks={name: task.env_ids for name, task in tasks.items()}))
   for task in tasks.values():
     sg.add_actors_and_evaluators(program, learner, learner_config, task.env,

@@ -72,7 +72,7 @@ def make_program(config: ml_collections.ConfigDict) -> lp.Program:
   for k in range(config.population.size):
     member = member_config(config, k)
     with program.group('learner'):
-      learner = program.add_node(sg.LearnerNode(member, sg.VTraceLearner))
+      learner = program.add_node(sg.LearnerNode(member, sg.VTrace))
     sg.add_actors_and_evaluators(program, learner, member)
     learners.append(learner)
 

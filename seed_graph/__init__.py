@@ -10,6 +10,7 @@ import importlib
 # name -> module it comes from.
 _EXPORTS = {
     'Algorithm': 'seed_graph.algos.base',
+    'AlgorithmBuilder': 'seed_graph.algos.builder',
     'AlgorithmContext': 'seed_graph.algos.base',
     'EnvironmentSpec': 'seed_graph.algos.base',
     'Hyperparameters': 'seed_graph.algos.hyperparameters',
@@ -20,9 +21,11 @@ _EXPORTS = {
     'ActorNode': 'seed_graph.nodes.actor',
     'EvaluatorNode': 'seed_graph.nodes.evaluator',
     'ReplayNode': 'seed_graph.nodes.replay',
-    'VTraceLearner': 'seed_graph.algos.vtrace.learning',
-    'R2D2Learner': 'seed_graph.algos.r2d2.learning',
+    'VTrace': 'seed_graph.algos.vtrace.learning',
+    'R2D2': 'seed_graph.algos.r2d2.learning',
     'add_actors_and_evaluators': 'seed_graph.programs.acting',
+    'make_program': 'seed_graph.programs.central_inference',
+    'make_torso': 'seed_graph.algos.networks',
     'default_config': 'seed_graph.programs.registry',
     'validate_config': 'seed_graph.programs.registry',
 }

@@ -34,12 +34,11 @@ import tensorflow as tf
 from seed_graph import envs
 from seed_graph import id_ranges
 from seed_graph import video as video_lib
-from seed_graph.algos.r2d2 import learning as r2d2_learner
-from seed_graph.algos.vtrace import learning as vtrace_learner
 from seed_graph.inference import messages
 from seed_graph.launch.runs import config_args
 from seed_graph.nodes import actor
 from seed_graph.nodes import learner as learner_lib
+from seed_graph.programs import registry
 
 _LOGDIR = flags.DEFINE_string('logdir', None, 'A training run\'s --logdir.')
 _CHECKPOINT = flags.DEFINE_string('checkpoint', None, 'A checkpoint name in '
@@ -83,12 +82,11 @@ def load_config(logdir: str) -> ml_collections.ConfigDict:
 
 def make_learner(config) -> learner_lib.Learner:
   """The run's learner, with the newest checkpoint loaded; it never trains or serves."""
-  if config.algorithm == 'r2d2':
-    # Only training rows go to the replay; an evaluation sends none, so the client is
-    # never used (it connects lazily).
-    return learner_lib.Learner(config, r2d2_learner.R2D2Learner,
-                               reverb.Client('localhost:1'))
-  return learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  algorithm = registry.builder(config)
+  # Only training rows go to a replay; an evaluation sends none, so the client is never
+  # used (it connects lazily).
+  replay = [reverb.Client('localhost:1')] if algorithm.uses_replay else []
+  return learner_lib.Learner(config, algorithm.algorithm, *replay)
 
 
 def checkpoint_path(logdir: str, name) -> str:

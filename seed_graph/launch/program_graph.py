@@ -76,20 +76,21 @@ def write(program: lp.Program, path_stem: str) -> List[str]:
 
 def main(argv):
   del argv
-  from seed_graph.programs import registry  # pylint: disable=g-import-not-at-top
+  from seed_graph.programs import central_inference  # pylint: disable=g-import-not-at-top
   try:
     config = config_args.load(_CONFIG.value, _OVERRIDES)
   except config_schema.ConfigError as error:
     print(f'error: {error}', file=sys.stderr, flush=True)
     return 2
   config.logdir = config.logdir or '/tmp/seed_graph_program_graph'
-  paths = write(registry.make_program(config), _OUTPUT.value)
+  paths = write(central_inference.make_program(config), _OUTPUT.value)
   print('wrote ' + ', '.join(paths) + ('' if len(paths) > 1 else
         ' (install Graphviz for an SVG: apt-get install graphviz)'), flush=True)
 
 
 if __name__ == '__main__':
-  _CONFIG = flags.DEFINE_string('config', None, 'Experiment config (a preset\'s name or a .py file); '
+  _CONFIG = flags.DEFINE_string('config', None, 'Experiment config (a preset\'s name or a '
+                                '.py file); '
                                 '--config.KEY=VALUE overrides a key.')
   _OVERRIDES = []
   _OUTPUT = flags.DEFINE_string('output', 'program', 'Path without extension.')

@@ -31,6 +31,12 @@ from seed_graph import launcher_watch
 DAMAGED_SUFFIX = '.damaged'  # Of the folder damaged checkpoints are moved into.
 
 
+def replay_checkpoint_dir(logdir: str) -> str:
+  """Where a program's replay keeps its checkpoints: beside the model's, in the run's
+  logdir, so a restart with the same logdir restores both."""
+  return os.path.join(logdir, 'replay')
+
+
 def _checkpoints(checkpoint_dir: str) -> List[str]:
   """Complete checkpoints (Reverb writes DONE last), oldest first."""
   if not os.path.isdir(checkpoint_dir):

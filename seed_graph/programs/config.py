@@ -1,9 +1,10 @@
-"""The config of a program: the keys every program has (`COMMON_SCHEMA`), the
-environment's (`seed_graph.envs.keys`) and the algorithm's (its `config.SCHEMA`), each
-declared once (`seed_graph.config_schema`), and the checks that span them.
+"""The config of a program: the keys every program has (`COMMON_SCHEMA`), those every
+algorithm has (`SHARED_ALGORITHM_KEYS`: the network's torso, the learner's devices), the
+environment's (`seed_graph.envs.keys`) and the algorithm's own (its builder's `schema`),
+each declared once (`seed_graph.config_schema`), and the checks that span them.
 
 `schema(config_or_env_name, algorithm_schema)` assembles them; `validate(config,
-algorithm_config)` runs every check before anything starts and returns the spec of the
+builder)` runs every check before anything starts and returns the spec of the
 environment the actors step.
 """
 
@@ -16,6 +17,8 @@ from seed_graph import envs
 from seed_graph import id_ranges
 from seed_graph.algos import base
 from seed_graph.algos import learner_devices
+from seed_graph.algos import networks
+from seed_graph.algos.builder import AlgorithmBuilder
 from seed_graph.config_schema import ConfigError
 from seed_graph.config_schema import Key
 from seed_graph.config_schema import in_range
@@ -24,8 +27,9 @@ from seed_graph.config_schema import positive
 from seed_graph.envs import backends as env_backends
 
 COMMON_SCHEMA = {
-    'algorithm': Key('vtrace', "The built-in program: 'vtrace' or 'r2d2' "
-                     '(seed_graph.programs.registry).', fixed=True),
+    'algorithm': Key('vtrace', 'A folder of seed_graph/algos (vtrace, r2d2), or the module '
+                     'of an algorithm of one\'s own (its BUILDER: seed_graph.algos.builder).',
+                     fixed=True),
     'seed': Key(0, 'Base seed: the learner uses it, actor i seed + 1000 * (i + 1), '
                 'its environment j that + j.', non_negative),
     'logdir': Key('', 'Where metrics, checkpoints and logs go; set by --logdir.'),
@@ -70,6 +74,23 @@ COMMON_SCHEMA = {
 }
 
 
+# Sections every algorithm's config has; an algorithm's schema adds keys to them.
+SHARED_ALGORITHM_KEYS = {'network': networks.NETWORK_KEYS,
+                         'learner': learner_devices.DEVICE_KEYS}
+
+
+def _with_shared_keys(algorithm_schema: config_schema.Schema) -> config_schema.Schema:
+  merged = dict(algorithm_schema)
+  for section, shared in SHARED_ALGORITHM_KEYS.items():
+    own = algorithm_schema.get(section, {})
+    clash = sorted(set(own) & set(shared))
+    if clash:
+      raise ValueError(f'{section}.{clash[0]}: declared by the framework for every '
+                       'algorithm; an algorithm\'s schema may not declare it again')
+    merged[section] = {**own, **shared}
+  return merged
+
+
 def schema(config_or_env_name: Union[str, ml_collections.ConfigDict],
            algorithm_schema: config_schema.Schema) -> config_schema.Schema:
   """Every key of a program on that environment with that algorithm."""
@@ -79,7 +100,8 @@ def schema(config_or_env_name: Union[str, ml_collections.ConfigDict],
     error = envs.COMMON_KEYS['name'].error(env_name)
     if error:
       raise ConfigError(f'env.name: {error}')
-  return {**COMMON_SCHEMA, 'env': envs.keys(env_name), **algorithm_schema}
+  return {**COMMON_SCHEMA, 'env': envs.keys(env_name),
+          **_with_shared_keys(algorithm_schema)}
 
 
 def defaults(env_name: str, algorithm_schema: config_schema.Schema,
@@ -118,13 +140,12 @@ def _check_common(config) -> None:
     raise ConfigError(str(error)) from None
 
 
-def validate(config, algorithm_config, algorithm,
+def validate(config, algorithm: AlgorithmBuilder,
              full_schema: Optional[config_schema.Schema] = None) -> base.EnvironmentSpec:
   """Raises ConfigError naming the first bad key of a program's config, before anything
-  starts; returns the spec of what the actors step. `algorithm_config` is the
-  algorithm's config module (`SCHEMA`, `check`), `algorithm` its `Algorithm` class;
-  `full_schema`, if given, every key the config may have (a program's own too)."""
-  config_schema.check(config, full_schema or schema(config, algorithm_config.SCHEMA))
+  starts; returns the spec of what the actors step. `full_schema`, if given, is every
+  key the config may have (a program's own too)."""
+  config_schema.check(config, full_schema or schema(config, algorithm.schema))
   _check_common(config)
   env = envs.acting_config(config.env, algorithm.stacks_frames)
   try:
@@ -135,5 +156,5 @@ def validate(config, algorithm_config, algorithm,
   if config.network.torso != 'mlp' and len(spec.observation_shape) not in (2, 3):
     raise ConfigError(f'network.torso: {config.network.torso!r} needs image observations, '
                       f'got shape {spec.observation_shape}')
-  algorithm_config.check(config, spec)
+  algorithm.check(config, spec)
   return spec

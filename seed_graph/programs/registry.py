@@ -1,35 +1,54 @@
-"""The built-in programs, by the name `config.algorithm` gives: each is a module with
-`make_program(config)`, its `ALGORITHM` (the learner's algorithm class) and `CONFIG`
-(the algorithm's config keys and checks). A third algorithm is one line here."""
+"""From `config.algorithm` to the algorithm's `AlgorithmBuilder`, and what depends on it:
+the config's keys, their defaults and their checks.
 
-from types import ModuleType
-from typing import Dict, Optional
+`config.algorithm` names a built-in algorithm by its folder in `seed_graph/algos/`
+(`vtrace`, `r2d2`), or one of your own by its module (`examples.my_algorithm`); either
+exports `BUILDER`. A new built-in algorithm is a new folder there, with nothing to
+register.
+"""
 
-import launchpad as lp
+import importlib
+import pkgutil
+from typing import List, Optional
+
 import ml_collections
 
+from seed_graph import algos
 from seed_graph import config_schema
+from seed_graph.algos.base import EnvironmentSpec
+from seed_graph.algos.builder import AlgorithmBuilder
 from seed_graph.config_schema import ConfigError
 from seed_graph.programs import config as program_config
-from seed_graph.programs import r2d2
-from seed_graph.programs import vtrace
-
-PROGRAMS: Dict[str, ModuleType] = {'vtrace': vtrace, 'r2d2': r2d2}
 
 
-def program(config_or_name) -> ModuleType:
-  """The program module of `config.algorithm` (or of a name); ConfigError if unknown."""
+def built_in() -> List[str]:
+  """The names of the algorithms of `seed_graph/algos/`."""
+  return sorted(module.name for module in pkgutil.iter_modules(algos.__path__)
+                if module.ispkg)
+
+
+def builder(config_or_name) -> AlgorithmBuilder:
+  """The builder `config.algorithm` (or a name) names; ConfigError (one line) if none."""
   name = config_or_name if isinstance(config_or_name, str) else config_or_name.algorithm
-  if name not in PROGRAMS:
-    raise ConfigError(f'algorithm: {name!r} is not one of {sorted(PROGRAMS)}')
-  return PROGRAMS[name]
+  if '.' not in name and name not in built_in():
+    raise ConfigError(f'algorithm: {name!r} is not one of {built_in()}, nor a module '
+                      'of one\'s own (e.g. examples.my_algorithm)')
+  module_name = name if '.' in name else f'{algos.__name__}.{name}'
+  try:
+    module = importlib.import_module(module_name)
+  except ImportError as error:
+    raise ConfigError(f'algorithm: cannot import {module_name} ({error})') from None
+  found = getattr(module, 'BUILDER', None)
+  if not isinstance(found, AlgorithmBuilder):
+    raise ConfigError(f'algorithm: {module_name} has no BUILDER (an AlgorithmBuilder)')
+  return found
 
 
 def schema(config, program_keys: Optional[config_schema.Schema] = None
            ) -> config_schema.Schema:
   """Every key `config`'s algorithm declares, for its environment, and the sections a
   program of one's own adds (`program_keys`: its module's `CONFIG_KEYS`)."""
-  keys = program_config.schema(config, program(config).CONFIG.SCHEMA)
+  keys = program_config.schema(config, builder(config).schema)
   clash = sorted(set(program_keys or {}) & set(keys))
   if clash:
     raise ConfigError(f'{clash[0]}: a program\'s CONFIG_KEYS may add sections, not '
@@ -39,19 +58,13 @@ def schema(config, program_keys: Optional[config_schema.Schema] = None
 
 def default_config(algorithm: str = 'vtrace', env: str = 'cartpole'
                    ) -> ml_collections.ConfigDict:
-  """Every key of the built-in program `algorithm` on environment `env`, at its
-  default: the start of every preset in `seed_graph/configs/`."""
-  return program_config.defaults(env, program(algorithm).CONFIG.SCHEMA, algorithm)
+  """Every key of `algorithm` on environment `env`, at its default: the start of every
+  preset in `seed_graph/configs/`."""
+  return program_config.defaults(env, builder(algorithm).schema, algorithm)
 
 
-def make_program(config) -> lp.Program:
-  """The program `config.algorithm` names, built from (and after checking) `config`."""
-  return program(config).make_program(config)
-
-
-def validate_config(config, program_keys: Optional[config_schema.Schema] = None):
+def validate_config(config, program_keys: Optional[config_schema.Schema] = None
+                    ) -> EnvironmentSpec:
   """Raises ConfigError naming the first bad key of `config` (for its program), before
   anything starts; returns the spec of the environment its actors step."""
-  module = program(config)
-  return program_config.validate(config, module.CONFIG, module.ALGORITHM,
-                                 schema(config, program_keys))
+  return program_config.validate(config, builder(config), schema(config, program_keys))

@@ -125,7 +125,7 @@ def _attacked_to_quiet_ratios(learner, attacker):
 def test_bad_messages_do_not_stop_or_slow_training(tmp_path):
   config = helpers.small_cartpole_config(tmp_path, **{'logging.interval_seconds': 100.0})
   port = portpicker.pick_unused_port()
-  learner = learner_lib.Learner(config, vtrace_learner.VTraceLearner, inference_port=port)
+  learner = learner_lib.Learner(config, vtrace_learner.VTrace, inference_port=port)
   training = threading.Thread(target=learner.run)
   training.start()
   spawn = multiprocessing.get_context('spawn')

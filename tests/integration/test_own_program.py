@@ -15,7 +15,7 @@ import seed_graph as sg
 def make_program(config):
   program = lp.Program('my_vtrace')
   with program.group('trainer'):  # Any group name: the node type says what it is.
-    learner = program.add_node(sg.LearnerNode(config, sg.VTraceLearner))
+    learner = program.add_node(sg.LearnerNode(config, sg.VTrace))
   sg.add_actors_and_evaluators(program, learner, config)
   return program
 

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import psutil
 
-from seed_graph.programs import vtrace
+from seed_graph.programs import central_inference
 from tests import helpers
 
 SMALL = helpers.SMALL_VTRACE_FLAGS
@@ -21,7 +21,7 @@ def test_program_graph_shape(tmp_path):
   config = helpers.small_cartpole_config(tmp_path)
   config.actors.num = 3
   config.evaluators.num = 2
-  program = vtrace.make_program(config)
+  program = central_inference.make_program(config)
   assert [len(program.groups[g]) for g in ('learner', 'actor', 'evaluator')] == [1, 3, 2]
 
 

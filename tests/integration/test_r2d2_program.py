@@ -12,7 +12,8 @@ from seed_graph.config_schema import ConfigError
 from seed_graph.programs import registry
 from seed_graph import envs
 from seed_graph.algos.r2d2 import replay as r2d2_replay
-from seed_graph.programs import r2d2
+from seed_graph.nodes import replay as replay_node
+from seed_graph.programs import central_inference
 from tests import helpers
 
 CONFIG = 'cartpole_r2d2'
@@ -32,7 +33,7 @@ def test_program_graph_shape(tmp_path):
   config = _config(tmp_path)
   config.actors.num = 3
   config.evaluators.num = 2
-  program = r2d2.make_program(config)
+  program = central_inference.make_program(config)
   assert [len(program.groups[g]) for g in ('replay', 'learner', 'actor', 'evaluator')] == [
       1, 1, 3, 2]
 
@@ -66,7 +67,7 @@ def test_shipped_configs_are_valid(tmp_path):
 def test_bad_replay_settings_are_named(tmp_path, key, value, needle):
   config = _config(tmp_path, **{key: value})
   with pytest.raises(ConfigError) as error:
-    r2d2.make_program(config)
+    central_inference.make_program(config)
   assert needle in str(error.value)
 
 
@@ -108,7 +109,7 @@ def test_replay_program_trains_fills_replay_then_resumes_both(tmp_path):
 
   # The replay checkpoint itself holds those sequences, with the learner's priorities.
   checkpointer = reverb.checkpointers.DefaultCheckpointer(
-      r2d2_replay.replay_checkpoint_dir(str(logdir)))
+      replay_node.replay_checkpoint_dir(str(logdir)))
   config = _config(logdir)
   for flag in SMALL:
     dotted, value = flag[len('--config.'):].split('=')

@@ -38,7 +38,7 @@ def _learner(config):
   context = base.AlgorithmContext(spec, id_ranges.num_envs(config),
                                   id_ranges.num_training_envs(config), threading.Event(),
                                   learner_devices.LearnerDevices())
-  return vtrace_learner.VTraceLearner(config, context)
+  return vtrace_learner.VTrace(config, context)
 
 
 def _probability_of_right_action_after_training(config):

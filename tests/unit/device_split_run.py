@@ -92,7 +92,7 @@ def _r2d2_training_inputs(learner, sample):
 
 def _variables(learner):
   algorithm = learner.algorithm
-  if isinstance(algorithm, r2d2_learner.R2D2Learner):
+  if isinstance(algorithm, r2d2_learner.R2D2):
     return list(algorithm.network.variables), list(algorithm.checkpoint_items()[
         'target_network'].variables)
   return list(algorithm.agent.variables), []
@@ -119,11 +119,11 @@ def main(algorithm, inference, training, logdir, num_steps=3):
   rng = np.random.default_rng(0)
   server = None
   if algorithm == 'vtrace':
-    learner = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+    learner = learner_lib.Learner(config, vtrace_learner.VTrace)
     training_inputs = _vtrace_training_inputs
   else:
     server = reverb.Server(r2d2_replay.make_replay_tables(config, envs.read_spec(config.env)), port=None)
-    learner = learner_lib.Learner(config, r2d2_learner.R2D2Learner,
+    learner = learner_lib.Learner(config, r2d2_learner.R2D2,
                                   reverb.Client(f'localhost:{server.port}'))
     training_inputs = _r2d2_training_inputs
   report = {'inference_devices': learner.devices.inference_devices,

@@ -32,7 +32,7 @@ def _truncate_data_files(checkpoint_path):
 
 def test_a_damaged_newest_checkpoint_falls_back_to_the_one_before(tmp_path):
   config = helpers.small_cartpole_config(tmp_path, **{'learner.queue_capacity': 1000})
-  learner = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  learner = learner_lib.Learner(config, vtrace_learner.VTrace)
   _act(learner, 3)
   older = learner.save()
   _act(learner, 5)
@@ -42,7 +42,7 @@ def test_a_damaged_newest_checkpoint_falls_back_to_the_one_before(tmp_path):
   _truncate_data_files(newest)
   assert 'DataLoss' in checkpoints.damage(newest) or 'Read less' in checkpoints.damage(newest)
 
-  resumed = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  resumed = learner_lib.Learner(config, vtrace_learner.VTrace)
   assert resumed.resumed_from == older
   assert resumed.get_stats()['frames'] == 12  # What the older checkpoint holds.
   (line,) = resumed.damaged_checkpoints
@@ -51,17 +51,17 @@ def test_a_damaged_newest_checkpoint_falls_back_to_the_one_before(tmp_path):
 
 def test_every_checkpoint_damaged_starts_afresh(tmp_path):
   config = helpers.small_cartpole_config(tmp_path)
-  learner = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  learner = learner_lib.Learner(config, vtrace_learner.VTrace)
   only = learner.save()
   _truncate_data_files(only)
-  fresh = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  fresh = learner_lib.Learner(config, vtrace_learner.VTrace)
   assert fresh.resumed_from is None and len(fresh.damaged_checkpoints) == 1
   assert fresh.get_stats()['frames'] == 0
 
 
 def test_a_resumed_learner_goes_on_with_its_recent_episode_returns(tmp_path):
   config = helpers.small_cartpole_config(tmp_path, **{'learner.queue_capacity': 1000})
-  learner = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  learner = learner_lib.Learner(config, vtrace_learner.VTrace)
   env_ids = np.arange(4, dtype=np.int32)
   for step in range(4):  # Every environment ends an episode of return 3 at step 3.
     ended = np.full(4, step == 3)
@@ -71,5 +71,5 @@ def test_a_resumed_learner_goes_on_with_its_recent_episode_returns(tmp_path):
   stats = learner.get_stats()
   assert stats['episode_return'] == 3.0 and stats['train_episodes'] == 4
   learner.save()
-  resumed = learner_lib.Learner(config, vtrace_learner.VTraceLearner).get_stats()
+  resumed = learner_lib.Learner(config, vtrace_learner.VTrace).get_stats()
   assert resumed['episode_return'] == 3.0 and resumed['train_episodes'] == 4

@@ -10,7 +10,7 @@ from seed_graph.configs import cartpole_vtrace
 from seed_graph import config_schema
 from seed_graph.config_schema import ConfigError
 from seed_graph.programs import registry
-from seed_graph.programs import vtrace
+from seed_graph.programs import central_inference
 from tests import helpers
 
 
@@ -50,7 +50,7 @@ def _config(tmp_path):
 def test_bad_values_are_named(tmp_path, key, value, needle):
   config = helpers.small_cartpole_config(tmp_path, **{key: value})
   with pytest.raises(ConfigError) as error:
-    vtrace.make_program(config)
+    central_inference.make_program(config)
   assert needle in str(error.value)
 
 
@@ -60,18 +60,18 @@ def test_bfloat16_needs_onednn(tmp_path):
   config.network.compute_dtype = 'bfloat16'
   config.onednn = False
   with pytest.raises(ConfigError, match='bfloat16 needs onednn=True'):
-    vtrace.make_program(config)
+    central_inference.make_program(config)
 
 
 def test_unknown_and_missing_keys(tmp_path):
   config = _config(tmp_path)
   config.learner.unrol_length = 3
   with pytest.raises(ConfigError, match='learner.unrol_length: unknown'):
-    vtrace.make_program(config)
+    central_inference.make_program(config)
   config = _config(tmp_path)
   del config.learner['discount']
   with pytest.raises(ConfigError, match='learner.discount: missing'):
-    vtrace.make_program(config)
+    central_inference.make_program(config)
 
 
 def test_wrong_type_is_named(tmp_path):
@@ -79,7 +79,7 @@ def test_wrong_type_is_named(tmp_path):
   # As written in a user's own config file (ConfigDict only guards overrides).
   config.actors = ml_collections.ConfigDict({'num': 2.5, 'env_batch_size': 4, 'env_groups': 1})
   with pytest.raises(ConfigError, match='actors.num: expected an integer'):
-    vtrace.make_program(config)
+    central_inference.make_program(config)
 
 
 def test_unknown_atari_game_lists_valid_ones(tmp_path):
@@ -87,7 +87,7 @@ def test_unknown_atari_game_lists_valid_ones(tmp_path):
   config.logdir = str(tmp_path)
   config.env.game = 'NotAGame'
   with pytest.raises(ConfigError) as error:
-    vtrace.make_program(config)
+    central_inference.make_program(config)
   assert "env.game='NotAGame'" in str(error.value)
   assert 'Breakout' in str(error.value) and 'Pong' in str(error.value)
 
@@ -98,11 +98,11 @@ def test_a_bad_env_backend_fails_before_launch(tmp_path):
   config.env.backend = 'envpool'
   config.env.envpool_threads = 0
   with pytest.raises(ConfigError, match='env.envpool_threads: must be positive'):
-    vtrace.make_program(config)
+    central_inference.make_program(config)
   config = _config(tmp_path)
   config.env.backend = 'envpool'
   with pytest.raises(ConfigError, match="env.name='atari' only, not 'cartpole'"):
-    vtrace.make_program(config)
+    central_inference.make_program(config)
 
 
 def test_default_configs_are_valid(tmp_path):
@@ -110,7 +110,7 @@ def test_default_configs_are_valid(tmp_path):
   for module in (cartpole_vtrace, atari_vtrace, atari_vtrace_fast):
     config = module.get_config()
     config.logdir = str(tmp_path)
-    program = vtrace.make_program(config)
+    program = central_inference.make_program(config)
     assert set(program.groups) == {'learner', 'actor', 'evaluator'}
     assert len(program.groups['actor']) == config.actors.num
 

@@ -19,7 +19,7 @@ from seed_graph.algos.vtrace import learning as vtrace_learner
 from tests import helpers
 
 
-class _EchoVTrace(vtrace_learner.VTraceLearner):
+class _EchoVTrace(vtrace_learner.VTrace):
   """V-trace whose action is read off the observation, so a caller can tell whether it
   got its own rows back."""
 
@@ -222,14 +222,14 @@ def test_actor_survives_learner_restart(tmp_path, env_groups):
                            max_backoff_seconds=0.5, env_groups=env_groups)
   thread = threading.Thread(target=worker.run)
   thread.start()  # Before the learner exists: it waits for the server.
-  first = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  first = learner_lib.Learner(config, vtrace_learner.VTrace)
   first.serve(port)
   deadline = time.time() + 30
   while worker.steps < 5 and time.time() < deadline:
     time.sleep(0.05)
   assert worker.steps >= 5
   first.shutdown()
-  second = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  second = learner_lib.Learner(config, vtrace_learner.VTrace)
   second.serve(port)
   resumed_from = worker.steps
   deadline = time.time() + 30
@@ -248,7 +248,7 @@ def test_training_unroll_reproduces_inference_logits(tmp_path, jit_compile):
   inference ran as a TF graph or as an XLA program (training is never XLA here)."""
   config = helpers.small_cartpole_config(tmp_path, **{'inference.jit_compile': jit_compile})
   config.learner.queue_capacity = 10_000  # Nobody trains here.
-  node = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  node = learner_lib.Learner(config, vtrace_learner.VTrace)
   rng = np.random.default_rng(3)
   env_ids = np.arange(8, dtype=np.int32)
   for step in range(23):

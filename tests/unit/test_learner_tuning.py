@@ -16,7 +16,7 @@ def _learner(path, seed, **overrides):
   config = helpers.small_cartpole_config(path,
                                          **{'learner.queue_capacity': 64, **overrides})
   config.seed = seed
-  return learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  return learner_lib.Learner(config, vtrace_learner.VTrace)
 
 
 def _drive(learner, rng, steps=6):

@@ -31,7 +31,7 @@ def test_nonfinite_gradients_leave_variables_and_optimizer_untouched():
 
 def test_vtrace_skips_a_batch_with_nan_rewards(tmp_path):
   config = helpers.small_cartpole_config(tmp_path, **{'learner.queue_capacity': 1000})
-  learner = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  learner = learner_lib.Learner(config, vtrace_learner.VTrace)
   algorithm = learner.algorithm
   rng = np.random.default_rng(0)
   batch = helpers.queued_vtrace_unrolls(learner, rng)

@@ -16,7 +16,7 @@ def _learner_with_a_batch(tmp_path, collect_while_training):
   config = helpers.small_cartpole_config(tmp_path, **{
       'learner.batch_size': 4, 'learner.epochs': 2, 'learner.minibatches': 2,
       'learner.policy_clip': 0.1, 'learner.collect_while_training': collect_while_training})
-  learner = learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  learner = learner_lib.Learner(config, vtrace_learner.VTrace)
   for unroll in helpers.queued_vtrace_unrolls(learner, np.random.default_rng(0)):
     learner.algorithm.unroll_queue.put(unroll)
   batch = learner.algorithm.next_batch()

@@ -12,7 +12,7 @@ from tests import helpers
 def _learner(tmp_path, **overrides):
   config = helpers.small_cartpole_config(tmp_path, **{
       'learner.queue_capacity': 1000, 'learner.policy_clip': 0.1, **overrides})
-  return learner_lib.Learner(config, vtrace_learner.VTraceLearner)
+  return learner_lib.Learner(config, vtrace_learner.VTrace)
 
 
 def test_vtrace_trains_each_batch_for_epochs_of_minibatches(tmp_path):

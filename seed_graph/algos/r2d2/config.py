@@ -1,5 +1,5 @@
-"""R2D2's config keys (`network`, `exploration`, `replay`, `learner`) and their joint
-checks.
+"""R2D2's config keys (`network`, `exploration`, `replay`, `learner`: beside the torso
+and device keys every algorithm has) and their joint checks.
 
 Defaults are SEED RL's R2D2 Atari settings where it has one (n-step 5, value
 rescaling, Adam at 1e-4 with epsilon 1e-3, gradient clipping at 80, prioritized replay
@@ -8,16 +8,13 @@ with exponent 0.9, mix 0.9 and importance sampling 0.6, Ape-X epsilons); presets
 """
 
 from seed_graph.algos import base
-from seed_graph.algos import learner_devices
-from seed_graph.algos import networks
 from seed_graph.config_schema import ConfigError
 from seed_graph.config_schema import Key
 from seed_graph.config_schema import in_range
 from seed_graph.config_schema import non_negative
 from seed_graph.config_schema import positive
 
-NETWORK_KEYS = {
-    **networks.NETWORK_KEYS,
+NETWORK_KEYS = {  # Beside the torso's, which every algorithm has.
     'head_hidden_size': Key(512, 'Hidden layer of each dueling stream.', positive,
                             fixed=True),
 }
@@ -45,7 +42,6 @@ REPLAY_KEYS = {
 
 LEARNER_KEYS = {
     'batch_size': Key(64, 'Sequences per training step.', positive),
-    **learner_devices.DEVICE_KEYS,
     'burn_in': Key(40, 'Steps that only warm up the LSTM (no gradient).', non_negative,
                    fixed=True),
     'unroll_length': Key(80, 'Trained steps; a sequence holds burn_in + this + 1.',

@@ -34,8 +34,8 @@ from seed_graph.algos.r2d2 import replay as replay_lib
 from seed_graph.algos.r2d2 import sequences as sequences_lib
 
 
-class R2D2Learner(base.Algorithm):
-  """See the module docstring; `R2D2Learner(config, context, replay)`: `replay` is a
+class R2D2(base.Algorithm):
+  """See the module docstring; `R2D2(config, context, replay)`: `replay` is a
   `reverb.Client` or the replay server's address."""
 
   stacks_frames = True  # Replay stores single frames; they are stacked here.

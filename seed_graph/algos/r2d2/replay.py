@@ -1,11 +1,10 @@
-"""R2D2's replay: one prioritized Reverb table and its checkpointer.
+"""R2D2's replay: one prioritized Reverb table.
 
 The program builds the replay node (`seed_graph.nodes.replay`) from `make_replay_tables`
-and `replay_checkpoint_dir`; the R2D2 learner alone writes sequences into the table
-and samples from it. Its checkpoints go to `<logdir>/replay`.
+(the builder's `replay_tables`); the R2D2 learner alone writes sequences into the table
+and samples from it.
 """
 
-import os
 from typing import List
 
 import reverb
@@ -43,8 +42,4 @@ def make_replay_tables(config, spec: base.EnvironmentSpec) -> List[reverb.Table]
           min_size_to_sample=replay.min_size_to_sample,
           error_buffer=float(replay.error_buffer)),
       signature=replay_signature(config, spec))]
-
-
-def replay_checkpoint_dir(logdir: str) -> str:
-  return os.path.join(logdir, 'replay')
 

@@ -1,4 +1,5 @@
-"""V-trace's config keys (the `network` and `learner` sections) and their joint checks.
+"""V-trace's config keys (its `learner` section, beside the `network` and device keys
+every algorithm has) and their joint checks.
 
 Defaults are SEED RL's V-trace settings for Atari where it has one (IMPALA's loss
 weights, Adam at 0.00048 decayed linearly, gradient clipping at 40, rewards clipped to
@@ -8,8 +9,6 @@ weights, Adam at 0.00048 decayed linearly, gradient clipping at 40, rewards clip
 import numpy as np
 
 from seed_graph.algos import base
-from seed_graph.algos import learner_devices
-from seed_graph.algos import networks
 from seed_graph.config_schema import ConfigError
 from seed_graph.config_schema import Key
 from seed_graph.config_schema import in_range
@@ -21,7 +20,6 @@ REWARD_CLIPPING_MODES = ('none', 'abs_one', 'soft_asymmetric')
 
 LEARNER_KEYS = {
     'batch_size': Key(32, 'Unrolls per training step.', positive),
-    **learner_devices.DEVICE_KEYS,
     'unroll_length': Key(100, 'Agent steps per unroll (an unroll holds one more: the '
                          "next one's first).", positive, fixed=True),
     'queue_capacity': Key(64, 'Unrolls waiting for training; a full queue blocks '
@@ -65,7 +63,7 @@ LEARNER_KEYS = {
                                 'over each gradient step\'s batch.'),
 }
 
-SCHEMA = {'network': networks.NETWORK_KEYS, 'learner': LEARNER_KEYS}
+SCHEMA = {'learner': LEARNER_KEYS}
 
 
 def check(config, spec: base.EnvironmentSpec) -> None:

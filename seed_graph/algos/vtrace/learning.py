@@ -25,8 +25,8 @@ from seed_graph.algos.vtrace import networks
 from seed_graph.algos.vtrace import unrolls as unrolls_lib
 
 
-class VTraceLearner(base.Algorithm):
-  """See the module docstring; `VTraceLearner(config, context)`."""
+class VTrace(base.Algorithm):
+  """See the module docstring; `VTrace(config, context)`."""
 
   def __init__(self, config, context: base.AlgorithmContext):
     self._config = config

@@ -20,6 +20,7 @@ from seed_graph import config_schema
 from seed_graph import import_strings
 from seed_graph.config_schema import ConfigError
 from seed_graph.nodes import learner_node
+from seed_graph.programs import central_inference
 from seed_graph.programs import registry
 
 
@@ -58,7 +59,7 @@ def build(config, spec: Optional[str]) -> lp.Program:
   """The program `spec` names (None: the built-in one of `config.algorithm`), after the
   config's checks; ConfigError in one line if it cannot be had."""
   if not spec:
-    return registry.make_program(config)
+    return central_inference.make_program(config)
   program = _own_program(config, spec)
   for line in give_each_learner_a_logdir(program):
     print(line, flush=True)
