@@ -11,7 +11,7 @@ import sys
 def load_config(path, overrides):
   """`config_args.load(path, overrides)`, checked as a program would check it (the
   environment is built once); exits with the ConfigError's line if it is bad."""
-  from seed_graph.config_schema import ConfigError  # pylint: disable=g-import-not-at-top
+  from seed_graph.config.schema import ConfigError  # pylint: disable=g-import-not-at-top
   from seed_graph.launch.runs import config_args  # pylint: disable=g-import-not-at-top
   from seed_graph.programs import registry  # pylint: disable=g-import-not-at-top
   try:
@@ -36,7 +36,7 @@ def build_learner(config, inference_port=None):
   this process if it learns from one; the learner serves inference on `inference_port`
   if given. Keep the server referenced while the learner runs: the learner holds only
   its address."""
-  from seed_graph.nodes import learner as learner_lib  # pylint: disable=g-import-not-at-top
+  from seed_graph.nodes.learner import shell as learner_lib  # pylint: disable=g-import-not-at-top
   from seed_graph.programs import registry  # pylint: disable=g-import-not-at-top
   algorithm = registry.builder(config)
   if not algorithm.uses_replay:

@@ -39,7 +39,7 @@ from absl import flags
 import psutil
 
 from seed_graph.launch.supervision import node_process  # pylint: disable=g-import-not-at-top
-from seed_graph import metrics as metrics_lib  # pylint: disable=g-import-not-at-top
+from seed_graph.nodes.learner import metrics as metrics_lib  # pylint: disable=g-import-not-at-top
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -67,7 +67,7 @@ def benchmark_config(env_name, processes, env_batch_size, env_groups, inference_
     from seed_graph.configs import atari_vtrace as base  # pylint: disable=g-import-not-at-top
   else:
     from seed_graph.configs import cartpole_vtrace as base  # pylint: disable=g-import-not-at-top
-  from seed_graph import id_ranges  # pylint: disable=g-import-not-at-top
+  from seed_graph.config import id_ranges  # pylint: disable=g-import-not-at-top
   config = base.get_config()
   config.logdir = '/tmp/seed_graph_benchmark_unused'
   config.network.torso = 'mlp'
@@ -89,8 +89,8 @@ def benchmark_config(env_name, processes, env_batch_size, env_groups, inference_
 
 def _actor_worker(config, actor_index, address):
   from seed_graph.nodes import actor as actor_lib  # pylint: disable=g-import-not-at-top
-  from seed_graph.nodes import learner_node  # pylint: disable=g-import-not-at-top
-  from seed_graph import id_ranges  # pylint: disable=g-import-not-at-top
+  from seed_graph.nodes.learner import node as learner_node  # pylint: disable=g-import-not-at-top
+  from seed_graph.config import id_ranges  # pylint: disable=g-import-not-at-top
   client = learner_node.LearnerClient('localhost:1', address)
   stop = threading.Event()
   actor_lib.Actor(client, config.env, id_ranges.actor_env_ids(config, actor_index),
@@ -105,8 +105,8 @@ def start_central_inference(config, actor_worker=_actor_worker, extra_args=()):
   environments per actor can outlast a warm-up, and env_only's warm-up also starts after
   its environments are built. Returns (learner, actor processes, shutdown)."""
   import portpicker  # pylint: disable=g-import-not-at-top
-  from seed_graph import id_ranges  # pylint: disable=g-import-not-at-top
-  from seed_graph.nodes import learner as learner_lib  # pylint: disable=g-import-not-at-top
+  from seed_graph.config import id_ranges  # pylint: disable=g-import-not-at-top
+  from seed_graph.nodes.learner import shell as learner_lib  # pylint: disable=g-import-not-at-top
   from seed_graph.programs import registry  # pylint: disable=g-import-not-at-top
   learner = learner_lib.Learner(config, registry.builder(config).algorithm)
   port = portpicker.pick_unused_port()

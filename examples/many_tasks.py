@@ -27,7 +27,7 @@ import ml_collections
 
 import seed_graph as sg
 from seed_graph import envs
-from seed_graph import id_ranges
+from seed_graph.config import id_ranges
 
 CONFIG_KEYS = {'tasks': {
     'env_key': sg.Key('id', 'The env key whose value makes each task: game for Atari, '

@@ -12,7 +12,7 @@ they last copied another, with a recent return), and for each of the worst
 Each round that changes something is a line in `<logdir>/population.jsonl`; each learner
 counts what it was given in its own metrics (`weights_loaded`, `hyperparameters_set`,
 `hyperparameter/<name>`). A learner that does not answer (restarting, or stopped) within
-`learner_node.CONTROL_CALL_TIMEOUT_SECONDS` is left out of the round. Run by
+`seed_graph.nodes.learner.node.CONTROL_CALL_TIMEOUT_SECONDS` is left out of the round. Run by
 `lp.PyClassNode`, which calls `run()` until the program stops.
 """
 
@@ -24,7 +24,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from absl import logging
 import numpy as np
 
-from seed_graph import program_stop
+from seed_graph.lifecycle import program_stop
 
 
 def plan_round(returns: Sequence[Optional[float]], ready: Sequence[bool],

@@ -217,7 +217,7 @@ def serving_vtrace_learner(logdir_path, algorithm=None, **overrides):
   `.address`, `.config`; call `.shutdown()`."""
   import portpicker  # pylint: disable=g-import-not-at-top
   from seed_graph.algos.vtrace import learning  # pylint: disable=g-import-not-at-top
-  from seed_graph.nodes import learner as learner_lib  # pylint: disable=g-import-not-at-top
+  from seed_graph.nodes.learner import shell as learner_lib  # pylint: disable=g-import-not-at-top
   config = small_cartpole_config(logdir_path, **overrides)
   node = learner_lib.Learner(config, algorithm or learning.VTrace)
   port = portpicker.pick_unused_port()

@@ -1,4 +1,4 @@
-"""What the learner shell (`seed_graph.nodes.learner.Learner`) asks of an algorithm.
+"""What the learner shell (`seed_graph.nodes.learner.shell.Learner`) asks of an algorithm.
 
 An algorithm is built in the learner's process as
 `make_algorithm(config, context, *args)` (`context`: an `AlgorithmContext`), inside

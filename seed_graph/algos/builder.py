@@ -15,7 +15,7 @@ sections, or sections of its own.
 import dataclasses
 from typing import Any, Callable, List, Optional
 
-from seed_graph import config_schema
+from seed_graph.config import schema as config_schema
 from seed_graph.algos import base
 
 

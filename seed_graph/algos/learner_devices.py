@@ -28,7 +28,7 @@ from typing import Callable, Dict, List, Sequence, Tuple
 import numpy as np
 import tensorflow as tf
 
-from seed_graph import config_schema
+from seed_graph.config import schema as config_schema
 from seed_graph.algos import optimization
 
 STRATEGIES = ('mirrored', 'tpu')

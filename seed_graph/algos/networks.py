@@ -11,7 +11,7 @@ from typing import Optional, Sequence
 import sonnet as snt
 import tensorflow as tf
 
-from seed_graph import config_schema
+from seed_graph.config import schema as config_schema
 from seed_graph.algos import layers
 
 

@@ -16,9 +16,9 @@ from typing import Dict
 import ml_collections
 import numpy as np
 
-from seed_graph import config_schema
+from seed_graph.config import schema as config_schema
 from seed_graph.algos import base
-from seed_graph.config_schema import Key
+from seed_graph.config.schema import Key
 from seed_graph.envs import frame_stack
 
 _MODULES = {

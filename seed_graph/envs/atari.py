@@ -6,10 +6,10 @@ frames."""
 import gymnasium
 from gymnasium.wrappers import AtariPreprocessing
 
-from seed_graph.config_schema import Key
-from seed_graph.config_schema import in_range
-from seed_graph.config_schema import non_negative
-from seed_graph.config_schema import positive
+from seed_graph.config.schema import Key
+from seed_graph.config.schema import in_range
+from seed_graph.config.schema import non_negative
+from seed_graph.config.schema import positive
 from seed_graph.envs import atari_episodes
 from seed_graph.envs import gym_adapter
 

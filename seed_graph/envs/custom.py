@@ -13,8 +13,8 @@ import inspect
 import dm_env
 import gymnasium
 
-from seed_graph import import_strings
-from seed_graph.config_schema import Key
+from seed_graph.config import import_strings
+from seed_graph.config.schema import Key
 from seed_graph.envs import contract
 from seed_graph.envs import gym_adapter
 

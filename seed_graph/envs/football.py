@@ -18,7 +18,7 @@ import dm_env
 from dm_env import specs
 import numpy as np
 
-from seed_graph.config_schema import Key
+from seed_graph.config.schema import Key
 
 # The top-level scenario modules of gfootball 2.10.2 (gfootball/scenarios/*.py).
 _SCENARIOS_2_10_2 = (

@@ -10,7 +10,7 @@ import difflib
 
 import gymnasium
 
-from seed_graph.config_schema import Key
+from seed_graph.config.schema import Key
 from seed_graph.envs import gym_adapter
 
 KEYS = {

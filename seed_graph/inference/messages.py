@@ -2,7 +2,7 @@
 
 A request carries one step of some of an actor's (or evaluator's) environments:
 
-  env_ids       int32 [B]   which environments (`seed_graph.id_ranges`)
+  env_ids       int32 [B]   which environments (`seed_graph.config.id_ranges`)
   run_ids       int64 [B]   non-zero, new for every actor run (the learner resets an
                             environment whose run id changes)
   rewards       float32 [B] reward of the transition into this step

@@ -32,12 +32,12 @@ import reverb
 import tensorflow as tf
 
 from seed_graph import envs
-from seed_graph import id_ranges
-from seed_graph import video as video_lib
+from seed_graph.config import id_ranges
+from seed_graph.launch import video as video_lib
 from seed_graph.inference import messages
 from seed_graph.launch.runs import config_args
 from seed_graph.nodes import actor
-from seed_graph.nodes import learner as learner_lib
+from seed_graph.nodes.learner import shell as learner_lib
 from seed_graph.programs import registry
 
 _LOGDIR = flags.DEFINE_string('logdir', None, 'A training run\'s --logdir.')

@@ -35,7 +35,7 @@ from seed_graph.launch.runs import config_args
 from seed_graph.launch.runs import logdir_lock
 from seed_graph.launch.runs import program_args
 from seed_graph.launch.runs import tensorflow_environment
-from seed_graph.config_schema import ConfigError
+from seed_graph.config.schema import ConfigError
 from seed_graph.inference import transport
 
 _PLAN = flags.DEFINE_string('plan', None, 'The plan file (launch.placement).')

@@ -28,8 +28,8 @@ from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
 import launchpad as lp
 
-from seed_graph import config_record
-from seed_graph import config_schema
+from seed_graph.config import record as config_record
+from seed_graph.config import schema as config_schema
 from seed_graph.launch.runs import config_args
 from seed_graph.launch.runs import logdir_lock
 from seed_graph.launch.runs import program_args
@@ -40,7 +40,7 @@ from seed_graph.launch.supervision import node_commands
 from seed_graph.launch.supervision import node_runner
 from seed_graph.launch.supervision import supervisor
 from seed_graph.launch import program_graph
-from seed_graph import metrics as metrics_lib
+from seed_graph.nodes.learner import metrics as metrics_lib
 from seed_graph.inference import transport
 from seed_graph.programs import registry
 

@@ -30,7 +30,7 @@ from launchpad import address as lp_address
 import launchpad as lp
 import ml_collections
 
-from seed_graph import config_schema
+from seed_graph.config import schema as config_schema
 from seed_graph.launch.runs import config_args
 from seed_graph.launch.runs import program_args
 from seed_graph.nodes.actor import ActorNode

@@ -19,7 +19,7 @@ from absl import app
 from absl import flags
 import launchpad as lp
 
-from seed_graph import config_schema
+from seed_graph.config import schema as config_schema
 from seed_graph.launch import placement
 from seed_graph.launch.runs import config_args
 

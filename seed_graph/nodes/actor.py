@@ -21,9 +21,9 @@ from launchpad.nodes.python import node as python_node
 import numpy as np
 
 from seed_graph.envs import backends as env_backends
-from seed_graph import id_ranges
-from seed_graph import launcher_watch
-from seed_graph import program_stop
+from seed_graph.config import id_ranges
+from seed_graph.lifecycle import launcher_watch
+from seed_graph.lifecycle import program_stop
 from seed_graph.inference import messages
 
 _RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED,

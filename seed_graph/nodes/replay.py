@@ -1,6 +1,6 @@
 """The replay node: a Launchpad `ReverbNode` whose checkpoints are never the reason it
 cannot start, and which stops by itself when its launcher dies
-(`seed_graph.launcher_watch`).
+(`seed_graph.lifecycle.launcher_watch`).
 
 `ReplayNode(make_tables, checkpoint_dir)`: `make_tables()` is called in the node's
 process; the replay is checkpointed into `checkpoint_dir` (None: not at all). Its handle
@@ -26,7 +26,7 @@ from launchpad import address as lp_address
 from launchpad.launch import worker_manager
 import reverb
 
-from seed_graph import launcher_watch
+from seed_graph.lifecycle import launcher_watch
 
 DAMAGED_SUFFIX = '.damaged'  # Of the folder damaged checkpoints are moved into.
 

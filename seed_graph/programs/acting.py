@@ -10,7 +10,7 @@ from typing import Optional, Sequence
 import launchpad as lp
 import ml_collections
 
-from seed_graph import id_ranges
+from seed_graph.config import id_ranges
 from seed_graph.nodes.actor import ActorNode
 from seed_graph.nodes.evaluator import EvaluatorNode
 
@@ -22,7 +22,7 @@ def add_actors_and_evaluators(program: lp.Program, learner, config,
   """Adds actors and evaluators fed by `learner`, on `env_config` (default `config.env`):
   those with the indices `actors` and `evaluators` (default: all `actors.num` and
   `evaluators.num`; a program that gives different environments to different ones
-  passes a share each). Their environment ids are `seed_graph.id_ranges`'."""
+  passes a share each). Their environment ids are `seed_graph.config.id_ranges`'."""
   env_config = config.env if env_config is None else env_config
   with program.group('actor'):
     for i in range(config.actors.num) if actors is None else actors:

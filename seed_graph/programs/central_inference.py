@@ -11,7 +11,7 @@ import functools
 import launchpad as lp
 
 from seed_graph import envs
-from seed_graph.nodes.learner_node import LearnerNode
+from seed_graph.nodes.learner.node import LearnerNode
 from seed_graph.nodes.replay import ReplayNode
 from seed_graph.nodes.replay import replay_checkpoint_dir
 from seed_graph.programs import registry

@@ -1,7 +1,7 @@
 """The config of a program: the keys every program has (`COMMON_SCHEMA`), those every
 algorithm has (`SHARED_ALGORITHM_KEYS`: the network's torso, the learner's devices), the
 environment's (`seed_graph.envs.keys`) and the algorithm's own (its builder's `schema`),
-each declared once (`seed_graph.config_schema`), and the checks that span them.
+each declared once (`seed_graph.config.schema`), and the checks that span them.
 
 `schema(config_or_env_name, algorithm_schema)` assembles them; `validate(config,
 builder)` runs every check before anything starts and returns the spec of the
@@ -12,18 +12,18 @@ from typing import Optional, Union
 
 import ml_collections
 
-from seed_graph import config_schema
+from seed_graph.config import schema as config_schema
 from seed_graph import envs
-from seed_graph import id_ranges
+from seed_graph.config import id_ranges
 from seed_graph.algos import base
 from seed_graph.algos import learner_devices
 from seed_graph.algos import networks
 from seed_graph.algos.builder import AlgorithmBuilder
-from seed_graph.config_schema import ConfigError
-from seed_graph.config_schema import Key
-from seed_graph.config_schema import in_range
-from seed_graph.config_schema import non_negative
-from seed_graph.config_schema import positive
+from seed_graph.config.schema import ConfigError
+from seed_graph.config.schema import Key
+from seed_graph.config.schema import in_range
+from seed_graph.config.schema import non_negative
+from seed_graph.config.schema import positive
 from seed_graph.envs import backends as env_backends
 
 COMMON_SCHEMA = {

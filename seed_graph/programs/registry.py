@@ -14,10 +14,10 @@ from typing import List, Optional
 import ml_collections
 
 from seed_graph import algos
-from seed_graph import config_schema
+from seed_graph.config import schema as config_schema
 from seed_graph.algos.base import EnvironmentSpec
 from seed_graph.algos.builder import AlgorithmBuilder
-from seed_graph.config_schema import ConfigError
+from seed_graph.config.schema import ConfigError
 from seed_graph.programs import config as program_config
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from seed_graph.configs import random_walk_vtrace
-from seed_graph.config_schema import ConfigError
+from seed_graph.config.schema import ConfigError
 from seed_graph.programs import registry
 from tests import helpers
 

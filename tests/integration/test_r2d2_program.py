@@ -8,7 +8,7 @@ import reverb
 
 from seed_graph.configs import atari_r2d2
 from seed_graph.configs import cartpole_r2d2
-from seed_graph.config_schema import ConfigError
+from seed_graph.config.schema import ConfigError
 from seed_graph.programs import registry
 from seed_graph import envs
 from seed_graph.algos.r2d2 import replay as r2d2_replay

@@ -14,7 +14,7 @@ import numpy as np
 import tensorflow as tf
 
 from seed_graph.configs import atari_vtrace_fast
-from seed_graph import id_ranges
+from seed_graph.config import id_ranges
 from seed_graph.algos import base
 from seed_graph.algos import learner_devices
 from seed_graph.algos.vtrace import learning as vtrace_learner

@@ -24,7 +24,7 @@ from seed_graph.algos.r2d2 import learning as r2d2_learner
 from seed_graph.algos.r2d2 import replay as r2d2_replay
 from seed_graph.algos.vtrace import learning as vtrace_learner
 from seed_graph.inference import messages
-from seed_graph.nodes import learner as learner_lib
+from seed_graph.nodes.learner import shell as learner_lib
 from tests import helpers
 
 

@@ -5,7 +5,7 @@ every episode (`env.fire_reset`)."""
 import numpy as np
 import pytest
 
-from seed_graph import agent_states
+from seed_graph.nodes.learner import agent_states
 from seed_graph import envs
 from seed_graph.envs import backends as env_backends
 from seed_graph.programs import registry

@@ -5,10 +5,10 @@ import os
 
 import numpy as np
 
-from seed_graph import checkpoints
+from seed_graph.nodes.learner import checkpoints
 from seed_graph.algos.vtrace import learning as vtrace_learner
 from seed_graph.inference import messages
-from seed_graph.nodes import learner as learner_lib
+from seed_graph.nodes.learner import shell as learner_lib
 from tests import helpers
 
 

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from seed_graph.config_schema import ConfigError
+from seed_graph.config.schema import ConfigError
 from seed_graph.configs import atari_vtrace
 from seed_graph.launch.runs import config_args
 

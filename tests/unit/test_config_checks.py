@@ -7,8 +7,8 @@ import pytest
 
 from seed_graph.configs import atari_vtrace
 from seed_graph.configs import cartpole_vtrace
-from seed_graph import config_schema
-from seed_graph.config_schema import ConfigError
+from seed_graph.config import schema as config_schema
+from seed_graph.config.schema import ConfigError
 from seed_graph.programs import registry
 from seed_graph.programs import central_inference
 from tests import helpers

@@ -6,8 +6,8 @@ import portpicker
 import pytest
 
 from seed_graph.inference import transport
-from seed_graph.nodes import control_edge
-from seed_graph.nodes import learner_node
+from seed_graph.nodes.learner import control_edge
+from seed_graph.nodes.learner import node as learner_node
 from tests import helpers
 
 

@@ -6,7 +6,7 @@ import pytest
 from seed_graph.programs import registry
 from seed_graph.configs import cartpole_vtrace
 from seed_graph.envs import backends as env_backends
-from seed_graph import config_schema
+from seed_graph.config import schema as config_schema
 from seed_graph import envs
 from seed_graph.nodes import actor
 from tests import helpers

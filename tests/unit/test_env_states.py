@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from seed_graph import agent_states
+from seed_graph.nodes.learner import agent_states
 
 
 def test_episode_statistics_split_training_and_evaluation_with_one_window():

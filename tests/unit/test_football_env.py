@@ -5,7 +5,7 @@ from ml_collections import config_dict
 import numpy as np
 import pytest
 
-from seed_graph import config_schema
+from seed_graph.config import schema as config_schema
 from seed_graph import envs
 from seed_graph.envs import football
 from tests import helpers

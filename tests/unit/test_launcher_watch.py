@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 
-from seed_graph import launcher_watch
+from seed_graph.lifecycle import launcher_watch
 
 # A stand-in node: starts the watch, reports, then sleeps until stopped. With 'stuck' it
 # ignores SIGTERM, as a node whose stop hangs would; with 'talk' it says so on SIGTERM,
@@ -15,7 +15,7 @@ from seed_graph import launcher_watch
 # loaded machine a node's exit, interpreter shutdown included, has taken more than 3.
 _NODE = """
 import signal, sys, time
-from seed_graph import launcher_watch
+from seed_graph.lifecycle import launcher_watch
 launcher_watch.STOP_DEADLINE_SECONDS = 8.0
 stopped = []
 if sys.argv[1] == 'stuck':

@@ -9,12 +9,12 @@ import portpicker
 import pytest
 import tensorflow as tf
 
-from seed_graph import id_ranges
+from seed_graph.config import id_ranges
 from seed_graph.inference import messages
 from seed_graph.inference import wire
 from seed_graph.nodes import actor as actor_lib
-from seed_graph.nodes import learner as learner_lib
-from seed_graph.nodes import learner_node
+from seed_graph.nodes.learner import shell as learner_lib
+from seed_graph.nodes.learner import node as learner_node
 from seed_graph.algos.vtrace import learning as vtrace_learner
 from tests import helpers
 

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from seed_graph.config_schema import ConfigError
+from seed_graph.config.schema import ConfigError
 from seed_graph.launch.runs import logdir_lock
 
 

@@ -1,5 +1,5 @@
 """Many tasks, one learner (`examples/many_tasks.py`): returns per task
-(`seed_graph.task_statistics`), and the program's shape and checks."""
+(`seed_graph.nodes.learner.task_statistics`), and the program's shape and checks."""
 
 import os
 
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from examples import many_tasks
-from seed_graph import task_statistics
-from seed_graph.config_schema import ConfigError
+from seed_graph.nodes.learner import task_statistics
+from seed_graph.config.schema import ConfigError
 from seed_graph.launch.runs import config_args
 from seed_graph.launch.runs import program_args
 from tests import helpers

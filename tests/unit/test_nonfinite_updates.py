@@ -4,7 +4,7 @@ import numpy as np
 import tensorflow as tf
 
 from seed_graph.algos import optimization
-from seed_graph.nodes import learner as learner_lib
+from seed_graph.nodes.learner import shell as learner_lib
 from seed_graph.algos.vtrace import learning as vtrace_learner
 from tests import helpers
 

@@ -13,12 +13,12 @@ import pytest
 
 from examples import population
 from examples import population_controller as controller_lib
-from seed_graph import config_record
-from seed_graph.config_schema import ConfigError
+from seed_graph.config import record as config_record
+from seed_graph.config.schema import ConfigError
 from seed_graph.launch import eval as eval_lib
 from seed_graph.launch.runs import config_args
 from seed_graph.launch.runs import program_args
-from seed_graph.nodes import learner_node
+from seed_graph.nodes.learner import node as learner_node
 from tests import helpers
 
 _PROGRAM = 'examples.population:make_program'

@@ -10,14 +10,14 @@ import pytest
 from seed_graph.configs import cartpole_r2d2
 from seed_graph.launch import plot
 from seed_graph.launch import program_graph
-from seed_graph.programs import registry
+from seed_graph.programs import central_inference
 
 
 def test_the_picture_has_every_node_and_every_edge_labelled(tmp_path):
   config = cartpole_r2d2.get_config()
   config.logdir = str(tmp_path / 'run')
   config.actors.num = 3
-  program = registry.make_program(config)
+  program = central_inference.make_program(config)
   dot = program_graph.program_dot(program)
   for group, count in (('actor', 3), ('evaluator', 1), ('learner', 1), ('replay', 1)):
     assert f'label="{group} ({count} x ' in dot

@@ -14,8 +14,8 @@ import psutil
 
 from seed_graph.launch.supervision import node_commands
 from seed_graph.launch.supervision import supervisor
-from seed_graph import memory_bound
-from seed_graph import restarts
+from seed_graph.nodes.learner import planned_restart
+from seed_graph.lifecycle import restarts
 
 # A stand-in node: runs until SIGTERM (then records the time and exits 0), or exits
 # with `exit_code` after `seconds` when given.
@@ -203,7 +203,7 @@ def test_a_learner_that_finishes_stops_the_program_cleanly(tmp_path):
 def test_a_planned_learner_restart_is_immediate_and_not_counted(tmp_path, capsys):
   # A learner that exits with the planned-restart code, again and again (each time it
   # "saved"), more often than max_restarts and max_quick_exits would allow a crash.
-  code = memory_bound.PLANNED_RESTART_EXIT_CODE
+  code = planned_restart.PLANNED_RESTART_EXIT_CODE
   commands = [_command(tmp_path, 'learner/0', 0.1, code), _command(tmp_path, 'actor/0')]
   assert _run(tmp_path, commands, stop_after=3.0) == 0
   output = capsys.readouterr().out
@@ -228,9 +228,9 @@ def test_nodes_that_ignore_sigterm_are_killed_after_the_grace_period(tmp_path):
 
 def test_the_programs_node_types_declare_their_roles(tmp_path):
   from seed_graph.configs import cartpole_r2d2  # pylint: disable=g-import-not-at-top
-  from seed_graph.programs import registry  # pylint: disable=g-import-not-at-top
+  from seed_graph.programs import central_inference  # pylint: disable=g-import-not-at-top
   config = cartpole_r2d2.get_config()
   config.logdir = str(tmp_path)
-  commands = node_commands.program_commands(registry.make_program(config))
+  commands = node_commands.program_commands(central_inference.make_program(config))
   assert {c.group: c.role for c in commands} == {
       'replay': 'store', 'learner': 'learner', 'actor': 'acting', 'evaluator': 'acting'}

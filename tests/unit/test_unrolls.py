@@ -3,7 +3,7 @@ per-environment state and episode statistics it runs beside."""
 
 import numpy as np
 
-from seed_graph import agent_states
+from seed_graph.nodes.learner import agent_states
 from seed_graph.algos.vtrace import unrolls as unrolls_lib
 
 

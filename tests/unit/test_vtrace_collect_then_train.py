@@ -7,7 +7,7 @@ import threading
 import numpy as np
 
 from seed_graph.algos.vtrace import learning as vtrace_learner
-from seed_graph.nodes import learner as learner_lib
+from seed_graph.nodes.learner import shell as learner_lib
 from tests import helpers
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from seed_graph.algos.vtrace import learning as vtrace_learner
-from seed_graph.nodes import learner as learner_lib
+from seed_graph.nodes.learner import shell as learner_lib
 from tests import helpers
 
 

@@ -15,7 +15,7 @@ import sys
 
 CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 DECLARED = ['seed_graph.algos.vtrace.returns', 'seed_graph.algos.vtrace.loss']
-UNDECLARED = ['seed_graph.inference.wire', 'seed_graph.envs', 'seed_graph.nodes.learner',
+UNDECLARED = ['seed_graph.inference.wire', 'seed_graph.envs', 'seed_graph.nodes.learner.shell',
               'seed_graph.programs.vtrace', 'seed_graph.launch.local',
               'seed_graph.configs.cartpole_vtrace',
               'tests.helpers']

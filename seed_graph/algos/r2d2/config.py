@@ -8,11 +8,11 @@ with exponent 0.9, mix 0.9 and importance sampling 0.6, Ape-X epsilons); presets
 """
 
 from seed_graph.algos import base
-from seed_graph.config_schema import ConfigError
-from seed_graph.config_schema import Key
-from seed_graph.config_schema import in_range
-from seed_graph.config_schema import non_negative
-from seed_graph.config_schema import positive
+from seed_graph.config.schema import ConfigError
+from seed_graph.config.schema import Key
+from seed_graph.config.schema import in_range
+from seed_graph.config.schema import non_negative
+from seed_graph.config.schema import positive
 
 NETWORK_KEYS = {  # Beside the torso's, which every algorithm has.
     'head_hidden_size': Key(512, 'Hidden layer of each dueling stream.', positive,

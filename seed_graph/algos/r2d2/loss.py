@@ -1,6 +1,6 @@
 """R2D2 in pure TensorFlow: value rescaling, n-step double-Q targets, priorities, the loss.
 
-Time-major conventions (the same as `seed_graph.agent_states`): step `t` of a sequence holds
+Time-major conventions (the same as `seed_graph.nodes.learner.agent_states`): step `t` of a sequence holds
 the observation an environment showed, the reward and `done` of the transition *into* it,
 and the action taken at it. So the transition (step t, action t) earned `rewards[t + 1]`
 and ended its episode if `dones[t + 1]`; `truncations[t + 1]` marks an end by time limit

@@ -9,12 +9,12 @@ weights, Adam at 0.00048 decayed linearly, gradient clipping at 40, rewards clip
 import numpy as np
 
 from seed_graph.algos import base
-from seed_graph.config_schema import ConfigError
-from seed_graph.config_schema import Key
-from seed_graph.config_schema import in_range
-from seed_graph.config_schema import non_negative
-from seed_graph.config_schema import one_of
-from seed_graph.config_schema import positive
+from seed_graph.config.schema import ConfigError
+from seed_graph.config.schema import Key
+from seed_graph.config.schema import in_range
+from seed_graph.config.schema import non_negative
+from seed_graph.config.schema import one_of
+from seed_graph.config.schema import positive
 
 REWARD_CLIPPING_MODES = ('none', 'abs_one', 'soft_asymmetric')
 

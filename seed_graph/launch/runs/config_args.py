@@ -5,12 +5,12 @@
 (`--config=cartpole_vtrace`, from any directory, installed or not) or a file of one's own
 by a path ending in `.py`. `load(path, overrides)` runs the file's `get_config()` and
 applies the overrides with the one parser of the project
-(`seed_graph.config_schema.apply_override`: each value parsed as its key's declared
+(`seed_graph.config.schema.apply_override`: each value parsed as its key's declared
 type); every launcher (`local`, `placement`, `host`,
 `cluster`, `program_graph`) goes through it. An unknown key, a bad value or a missing
 file is a `ConfigError` of one line naming it.
 
-Every launch records its config in `<logdir>/config.json` (`seed_graph.config_record`;
+Every launch records its config in `<logdir>/config.json` (`seed_graph.config.record`;
 an earlier launch's moves to `config.previous.json`); `changes_since_last_launch` compares a
 resumed run's config with it: changed keys declared `fixed` (they shape the checkpoint
 or the replay) fail the launch, others are listed. `logdir_config` reads a run's config
@@ -26,10 +26,10 @@ from typing import Callable, List, Optional, Sequence, Tuple
 from absl import flags
 import ml_collections
 
-from seed_graph import config_record
-from seed_graph import config_schema
+from seed_graph.config import record as config_record
+from seed_graph.config import schema as config_schema
 from seed_graph import configs
-from seed_graph.config_schema import ConfigError
+from seed_graph.config.schema import ConfigError
 from seed_graph.programs import registry
 
 _PREFIX = '--config.'

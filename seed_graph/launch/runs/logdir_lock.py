@@ -15,7 +15,7 @@ import socket
 import time
 from typing import Optional, TextIO
 
-from seed_graph.config_schema import ConfigError
+from seed_graph.config.schema import ConfigError
 
 
 def lock_path(logdir: str, host: Optional[str] = None) -> str:

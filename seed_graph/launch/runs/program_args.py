@@ -16,10 +16,10 @@ from typing import Callable, List, Optional
 
 import launchpad as lp
 
-from seed_graph import config_schema
-from seed_graph import import_strings
-from seed_graph.config_schema import ConfigError
-from seed_graph.nodes import learner_node
+from seed_graph.config import schema as config_schema
+from seed_graph.config import import_strings
+from seed_graph.config.schema import ConfigError
+from seed_graph.nodes.learner import node as learner_node
 from seed_graph.programs import central_inference
 from seed_graph.programs import registry
 

@@ -18,7 +18,7 @@ import psutil
 
 from seed_graph.launch.supervision import console as console_lib
 from seed_graph.launch.supervision import node_commands
-from seed_graph import launcher_watch
+from seed_graph.lifecycle import launcher_watch
 
 NODE_NAME_VARIABLE = 'SEED_GRAPH_NODE'
 

@@ -9,7 +9,7 @@ from seed_graph.launch.supervision import console as console_lib
 from seed_graph.launch.supervision import node_commands
 from seed_graph.launch.supervision import status
 from seed_graph.launch.supervision import supervisor
-from seed_graph import launcher_watch
+from seed_graph.lifecycle import launcher_watch
 
 
 def run_nodes(commands: Sequence[node_commands.NodeCommand], config,

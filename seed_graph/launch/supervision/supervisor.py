@@ -16,14 +16,14 @@ What happens to a node follows its role, declared by its type (`node_commands.RO
   its own. One more crash stops the program (exit code 1), and so do
   `max_quick_exits` exits in a row within `healthy_seconds` of starting (a crash loop:
   a bug, not a fault), naming the node and its log.
-- A learner that exits with `memory_bound.PLANNED_RESTART_EXIT_CODE` has saved and asks
-  to be started again (its memory grew: `seed_graph.memory_bound`): it is, at once, and
+- A learner that exits with `planned_restart.PLANNED_RESTART_EXIT_CODE` has saved and asks
+  to be started again (its memory grew: `seed_graph.nodes.learner.planned_restart`): it is, at once, and
   not counted.
 - A node killed by a signal from outside (SIGKILL, SIGTERM, SIGINT, SIGHUP: an operator,
   the OOM killer, a preemption) is reported as such, and an acting node killed so is
   restarted after the first back-off, not counted as a quick exit.
 - Restarts are counted per group in `<logdir>/restarts.json`, with the acting nodes now
-  waiting for their restart (see `seed_graph.restarts`; the learner's metrics and the
+  waiting for their restart (see `seed_graph.lifecycle.restarts`; the learner's metrics and the
   status line show both), and printed as they happen.
 
 The program stops when the learner exits cleanly (it reached `total_environment_frames`
@@ -43,8 +43,8 @@ from typing import Callable, Dict, List, Optional, Sequence
 from seed_graph.launch.supervision import console as console_lib
 from seed_graph.launch.supervision import node_commands
 from seed_graph.launch.supervision import node_process
-from seed_graph import memory_bound
-from seed_graph import restarts
+from seed_graph.nodes.learner import planned_restart
+from seed_graph.lifecycle import restarts
 
 
 
@@ -86,7 +86,7 @@ class Supervisor:
                host: Optional[str] = None):
     """`stop_condition()`, if given, is asked every 0.2 s for a reason to stop the
     program (None: go on); a multi-host agent stops when its learner is done or gone.
-    `host` names the multi-host agent's restart-count file (`seed_graph.restarts`)."""
+    `host` names the multi-host agent's restart-count file (`seed_graph.lifecycle.restarts`)."""
     self._stop_condition = stop_condition
     self._console = console or console_lib.Console()
     self._nodes = [node_process.NodeProcess(c, log_dir, self._console) for c in commands]
@@ -185,8 +185,8 @@ class Supervisor:
     if node.command.role == 'learner' and code == 0:
       self._request_stop('the learner finished')
       return
-    if node.command.role == 'learner' and code == memory_bound.PLANNED_RESTART_EXIT_CODE:
-      # It saved and asked to be started again (seed_graph.memory_bound): not a crash.
+    if node.command.role == 'learner' and code == planned_restart.PLANNED_RESTART_EXIT_CODE:
+      # It saved and asked to be started again (seed_graph.nodes.learner.planned_restart): not a crash.
       state.restart_at = time.time()
       self._say(f'{node.name} restarts as planned (its memory grew); it resumes from the '
                 'checkpoint it has just written')

@@ -12,7 +12,7 @@ Served on the learner node's Courier address:
   set_hyperparameters(secret, values) -> dict   sets some hyperparameters; all of them
 
 The last three are population-based training's exploit and explore
-(`seed_graph/learner_tuning.py`). The calls that change or copy state carry the run's secret (`SEED_GRAPH_RUN_SECRET`, which the
+(`seed_graph/nodes/learner/tuning.py`). The calls that change or copy state carry the run's secret (`SEED_GRAPH_RUN_SECRET`, which the
 launchers give every node of a run): a wrong or missing one fails that call with
 `PermissionError` at the caller and leaves the server serving. In a process started
 without a secret (a learner built by hand, in a test) the check is off. The learner's

@@ -1,12 +1,12 @@
-"""The planned learner restart's trigger (`seed_graph.memory_bound`): the first
+"""The planned learner restart's trigger (`seed_graph.nodes.learner.planned_restart`): the first
 checkpoint sets the baseline, a restart is due once memory has grown the given percent."""
 
-from seed_graph import memory_bound
+from seed_graph.nodes.learner import planned_restart
 
 
 def test_a_restart_is_due_once_memory_has_grown_the_given_percent():
   sizes = iter([400, 410, 419, 420, 500])
-  bound = memory_bound.MemoryBound(5.0, read_bytes=lambda: next(sizes) * 2**20)
+  bound = planned_restart.MemoryBound(5.0, read_bytes=lambda: next(sizes) * 2**20)
   assert bound.check() is None and bound.baseline == 400 * 2**20  # The baseline.
   assert bound.check() is None  # +2.5%
   assert bound.check() is None  # +4.75%
@@ -16,9 +16,9 @@ def test_a_restart_is_due_once_memory_has_grown_the_given_percent():
 
 
 def test_zero_means_never():
-  bound = memory_bound.MemoryBound(0.0, read_bytes=lambda: 1 / 0)  # Never even reads.
+  bound = planned_restart.MemoryBound(0.0, read_bytes=lambda: 1 / 0)  # Never even reads.
   assert bound.check() is None and bound.check() is None
 
 
 def test_it_reads_this_process_by_default():
-  assert memory_bound.resident_bytes() > 10 * 2**20
+  assert planned_restart.resident_bytes() > 10 * 2**20

@@ -1,5 +1,5 @@
 """What population-based training changes in a running learner
-(`seed_graph.learner_tuning`, served on the control edge): weights copied from one learner make another act
+(`seed_graph.nodes.learner.tuning`, served on the control edge): weights copied from one learner make another act
 identically, a changed hyperparameter is the one the next training step uses, bad input
 fails its caller and changes nothing, and the values survive a checkpoint."""
 
@@ -8,7 +8,7 @@ import pytest
 
 from seed_graph.algos.vtrace import learning as vtrace_learner
 from seed_graph.inference import messages
-from seed_graph.nodes import learner as learner_lib
+from seed_graph.nodes.learner import shell as learner_lib
 from tests import helpers
 
 

@@ -1,7 +1,7 @@
 """What a population controller (or a schedule of one's own) changes in a running
 learner, between two training steps: its trained state (networks and optimizer, copied
 from another learner: PBT's exploit) and its hyperparameters (PBT's explore). Served on
-the control edge (`seed_graph/nodes/control_edge.py`); every change is counted in the
+the control edge (`seed_graph/nodes/learner/control_edge.py`); every change is counted in the
 learner's metrics (`weights_loaded`, `hyperparameters_set`), with the values as
 `hyperparameter/<name>`."""
 

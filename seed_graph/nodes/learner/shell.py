@@ -23,16 +23,16 @@ from typing import Mapping, Optional, Sequence
 from absl import logging
 import tensorflow as tf
 
-from seed_graph import agent_states
-from seed_graph import checkpoints as checkpoints_lib
+from seed_graph.nodes.learner import agent_states
+from seed_graph.nodes.learner import checkpoints as checkpoints_lib
 from seed_graph import envs
-from seed_graph import id_ranges
-from seed_graph import learner_tuning
-from seed_graph import memory_bound
-from seed_graph import metrics as metrics_lib
-from seed_graph import program_stop
-from seed_graph import restarts
-from seed_graph import task_statistics
+from seed_graph.config import id_ranges
+from seed_graph.nodes.learner import tuning
+from seed_graph.nodes.learner import planned_restart
+from seed_graph.nodes.learner import metrics as metrics_lib
+from seed_graph.lifecycle import program_stop
+from seed_graph.lifecycle import restarts
+from seed_graph.nodes.learner import task_statistics
 from seed_graph.algos import base
 from seed_graph.algos import learner_devices
 from seed_graph.inference import messages
@@ -44,8 +44,8 @@ class Learner:
   """See the module docstring. `make_algorithm(config, context, *args)` builds the
   `Algorithm` (its variables too, so a checkpoint restores into them); the shell creates
   it inside `devices.variable_scope()`. `tasks` ({name: environment ids}) adds episode
-  returns per task to the statistics (`seed_graph.task_statistics`); `planned_restarts`
-  lets it restart when its memory grows (`seed_graph.memory_bound`)."""
+  returns per task to the statistics (`seed_graph.nodes.learner.task_statistics`); `planned_restarts`
+  lets it restart when its memory grows (`seed_graph.nodes.learner.planned_restart`)."""
 
   def __init__(self, config, make_algorithm, *algorithm_args,
                inference_port: Optional[int] = None, inference_host: str = '[::]',
@@ -95,12 +95,12 @@ class Learner:
     self._last_losses = {}
     self._metrics = self._progress = None
     self._skipped_updates = 0
-    # Only a supervised node process can restart (`memory_bound`); not a thread of local_mt.
-    self._memory = memory_bound.MemoryBound(
+    # Only a supervised node process can restart (`planned_restart`); not a thread of local_mt.
+    self._memory = planned_restart.MemoryBound(
         config.logging.memory_restart_percent if planned_restarts else 0.0)
     self.restart_reason = None  # Set when the learner stops for a planned restart.
     # Weights and hyperparameters, as a population controller changes them.
-    self.tuning = learner_tuning.LearnerTuning(self.algorithm, self._train_lock)
+    self.tuning = tuning.LearnerTuning(self.algorithm, self._train_lock)
 
   def _make_inference(self, spec, example_inputs, num_envs: int, num_training_envs: int):
     """The inference server; `policies`: a traced policy per inference device, on its own."""

@@ -8,7 +8,7 @@ central inference stream.
 task); its handle dereferences, in other nodes, to a `LearnerClient` with both edges.
 Each learner has a logdir of its own (`config.logdir`; `use_logdir` moves it before
 launch); as it starts it records its config there if there is none yet
-(`seed_graph.config_record`).
+(`seed_graph.config.record`).
 """
 
 import copy
@@ -22,13 +22,13 @@ from launchpad.launch import worker_manager
 from launchpad.nodes.courier import node as courier_node
 import ml_collections
 
-from seed_graph import config_record
-from seed_graph import launcher_watch
-from seed_graph import memory_bound
+from seed_graph.config import record as config_record
+from seed_graph.lifecycle import launcher_watch
+from seed_graph.nodes.learner import planned_restart
 from seed_graph.algos import base as base_algorithm
 from seed_graph.inference import transport
-from seed_graph.nodes import control_edge
-from seed_graph.nodes import learner
+from seed_graph.nodes.learner import control_edge
+from seed_graph.nodes.learner import shell as learner
 
 INFERENCE_PORT_NAME = 'inference'
 # A control-edge call that gets no answer within this fails (DEADLINE_EXCEEDED) instead
@@ -70,7 +70,7 @@ class LearnerClient:
     """Stops the learner, which saves and stops the program (carries the secret)."""
     self.control.stop(transport.run_secret() or '')
 
-  # Population-based training (`seed_graph/learner_tuning.py`); each carries the secret
+  # Population-based training (`seed_graph/nodes/learner/tuning.py`); each carries the secret
   # but `get_hyperparameters`.
   def get_weights(self) -> Dict[str, bytes]:
     return self.control.get_weights(transport.run_secret() or '')
@@ -160,4 +160,4 @@ class LearnerNode(courier_node.CourierNode):
       self._server.Stop()
       self._server.Join()
     if instance.restart_reason:  # Saved; the supervisor starts this node again at once.
-      sys.exit(memory_bound.PLANNED_RESTART_EXIT_CODE)
+      sys.exit(planned_restart.PLANNED_RESTART_EXIT_CODE)

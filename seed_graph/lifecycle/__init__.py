@@ -1,0 +1,3 @@
+"""The lifecycle of a node process: it stops when its launcher is gone
+(`launcher_watch.py`), a node stops the whole program (`program_stop.py`), and restart
+counts are kept beside the run (`restarts.py`)."""
