@@ -59,13 +59,10 @@ class _ResidualBlock(snt.Module):
 def _scaled_frames(observations, compute_dtype, center=False):
   """uint8 pixels as `[B, H, W, C]` in [0, 1], in the torso's compute dtype.
 
-  With `center`, each frame's mean pixel is subtracted (per channel). Atari screens are
-  mostly a constant background (Pong's is 0.34 everywhere but a few ball and paddle
-  pixels), so uncentered inputs give every first-layer unit one large, shared input
-  that its gradients all push the same way; regressing Pong's value from pixels with
-  the fast config's network and optimizer reached a held-out correlation of 0.266 after
-  500 Adam steps centered, 0.056 uncentered (docs/results/pong_10m.md, "Why the fast
-  config is what it is").
+  With `center`, each frame's mean pixel is subtracted (per channel): Atari screens are
+  mostly a constant background, so uncentered inputs give every first-layer unit one
+  large, shared input that its gradients all push the same way (measured in
+  docs/results/pong_10m.md, "Why the fast config is what it is").
   """
   x = tf.cast(observations, tf.float32) / 255.0
   if x.shape.rank == 3:  # [B, H, W] grayscale without a channel axis.

@@ -1,6 +1,6 @@
 """The last k observations of a dm_env environment, stacked: what `env.frame_stack`
-does for every environment (V-trace's actors; R2D2 stacks on its learner instead, the
-same way: `seed_graph.algos.r2d2.frame_stack`).
+does for every environment (V-trace's actors; R2D2 stacks on its learner instead, by the
+same rule: `seed_graph.algos.frame_stacking`).
 
 Observations without a channel axis (`[H, W]` frames, `[N]` vectors) get a new last
 axis of size k (`[H, W, k]`, what the convolutional torsos read); images with channels
@@ -13,6 +13,8 @@ filming (`frame()`) pass through.
 import dm_env
 from dm_env import specs
 import numpy as np
+
+from seed_graph.algos import frame_stacking
 
 
 class FrameStack(dm_env.Environment):
@@ -39,11 +41,8 @@ class FrameStack(dm_env.Environment):
     return self._stack.copy()  # Callers may keep observations while the stack moves on.
 
   def _push(self, timestep: dm_env.TimeStep, first: bool) -> dm_env.TimeStep:
-    if first:
-      self._stack[...] = timestep.observation[..., np.newaxis]
-    else:
-      self._stack[..., :-1] = self._stack[..., 1:]
-      self._stack[..., -1] = timestep.observation
+    frame_stacking.push(self._stack[np.newaxis], timestep.observation[np.newaxis],
+                        np.array([first]))
     return timestep._replace(observation=self._observation())
 
   def reset(self) -> dm_env.TimeStep:

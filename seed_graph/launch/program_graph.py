@@ -22,6 +22,7 @@ import launchpad as lp
 from seed_graph.config import schema as config_schema
 from seed_graph.launch import placement
 from seed_graph.launch.runs import config_args
+from seed_graph.nodes import launchpad_private as private
 
 # What travels on an edge, by the type of the handle the calling node holds.
 EDGE_LABELS = {
@@ -37,8 +38,7 @@ def program_dot(program: lp.Program) -> str:
   served_by = {}
   for group, nodes in program.groups.items():
     for node in nodes:
-      # Launchpad 0.5.2 keeps no public record of which node made a handle.
-      for handle in node._created_handles:  # pylint: disable=protected-access
+      for handle in private.created_handles(node):
         served_by[id(handle)] = names[id(node)]
   lines = [f'digraph "{program.name}" {{', '  rankdir=LR;',
            '  node [shape=box, style=rounded, fontname="Helvetica"];',

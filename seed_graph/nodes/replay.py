@@ -8,13 +8,9 @@ dereferences, in other nodes, to a `reverb.Client` (Launchpad's own handle).
 
 At start Reverb loads the newest complete checkpoint (it keeps only that one). One it
 cannot read (zeros or garbage where a write was cut short) is reported by name and moved
-aside,
-into `<checkpoint_dir>.damaged/` (Reverb would find it anywhere inside the directory),
-and any complete one before it is tried, until one loads or none is left: then the
-replay starts empty, and says so. A file merely cut short is not always seen as damaged:
-Reverb's compressed reader takes some cut points for the end of the file and loads what
-comes before (measured: 6 of 40 checkpoints cut at half their chunks file loaded so, with
-no error), which costs the lost part, not the start.
+aside, into `<checkpoint_dir>.damaged/` (Reverb would find it anywhere inside the
+directory), and any complete one before it is tried, until one loads or none is left:
+then the replay starts empty, and says so (docs/supervision.md, "Checkpoints").
 """
 
 import os
@@ -27,6 +23,7 @@ from launchpad.launch import worker_manager
 import reverb
 
 from seed_graph.lifecycle import launcher_watch
+from seed_graph.nodes import launchpad_private as private
 
 DAMAGED_SUFFIX = '.damaged'  # Of the folder damaged checkpoints are moved into.
 
@@ -81,6 +78,7 @@ class ReplayNode(lp.ReverbNode):
     launcher_watch.watch()
     # Not ReverbNode.run: it would fail on a damaged checkpoint.
     self._server = start_server(
-        self._priority_tables_fn,
-        lp_address.get_port_from_address(self._address.resolve()), self._checkpoint_dir)
+        private.reverb_tables_fn(self),
+        lp_address.get_port_from_address(private.node_address(self).resolve()),
+        self._checkpoint_dir)
     worker_manager.wait_for_stop()

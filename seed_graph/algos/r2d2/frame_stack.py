@@ -3,12 +3,15 @@ once, and the learner stacks the last `env.frame_stack` of them, at inference
 (`FrameStacker`, NumPy, per environment) and in training (`stack_frames`, TensorFlow,
 over a sampled sequence).
 
-Both pad as the actors' stacking does (`seed_graph.envs.frame_stack`): at an episode's
-start its first frame fills every slot, so no frame of the previous episode is seen.
+Both follow the rule of every frame stack (`seed_graph.algos.frame_stacking`, which the
+NumPy one calls): at an episode's start its first frame fills every slot, so no frame of
+the previous episode is seen.
 """
 
 import numpy as np
 import tensorflow as tf
+
+from seed_graph.algos import frame_stacking
 
 
 class FrameStacker:
@@ -27,9 +30,7 @@ class FrameStacker:
     if self.stack == 1:
       return observations
     frames = self._frames[env_ids]
-    frames[..., :-1] = frames[..., 1:]
-    frames[..., -1] = observations
-    frames[starts] = observations[starts][..., np.newaxis]
+    frame_stacking.push(frames, observations, starts)
     self._frames[env_ids] = frames
     return frames
 

@@ -15,6 +15,8 @@ from launchpad.nodes.python import local_multi_processing
 import ml_collections
 from ml_collections import config_flags
 
+from seed_graph.nodes import launchpad_private as private
+
 
 # What the supervisor does with a node (`supervisor.py`) follows its role, which a node
 # type declares as `SUPERVISION_ROLE`: 'acting' (actors, evaluators: always restarted,
@@ -77,11 +79,8 @@ def program_commands(program: lp.Program,
   local_resources = local_resources or {}
   for label, nodes in program.groups.items():
     for node in nodes:
-      # Launchpad 0.5.2 has no public way to prepare nodes without starting them; this
-      # is the first of the four steps its local_mp launcher takes.
-      node._initialize_context(  # pylint: disable=protected-access
-          context.LaunchType.LOCAL_MULTI_PROCESSING,
-          launch_config=local_resources.get(label))
+      private.initialize_context(node, context.LaunchType.LOCAL_MULTI_PROCESSING,
+                                 launch_config=local_resources.get(label))
   for label, nodes in program.groups.items():
     for node in nodes:
       for handle in node.input_handles:

@@ -27,6 +27,7 @@ from seed_graph.lifecycle import launcher_watch
 from seed_graph.nodes.learner import planned_restart
 from seed_graph.algos import base as base_algorithm
 from seed_graph.inference import transport
+from seed_graph.nodes import launchpad_private as private
 from seed_graph.nodes.learner import control_edge
 from seed_graph.nodes.learner import shell as learner
 
@@ -34,7 +35,7 @@ INFERENCE_PORT_NAME = 'inference'
 # A control-edge call that gets no answer within this fails (DEADLINE_EXCEEDED) instead
 # of waiting: Courier's client waits for a server to come up, and a call blocked in
 # C++ keeps Python's signal handlers from running, so a node calling a learner that had
-# already stopped never saw Ctrl-C (a population controller held the launcher 120 s).
+# already stopped would never see Ctrl-C.
 CONTROL_CALL_TIMEOUT_SECONDS = 30.0
 
 
@@ -115,7 +116,7 @@ class LearnerNode(courier_node.CourierNode):
   @property
   def config(self) -> ml_collections.ConfigDict:
     """The config this learner is built with."""
-    return self._args[0]
+    return private.constructor_args(self)[0][0]
 
   @property
   def logdir(self) -> str:
@@ -127,16 +128,18 @@ class LearnerNode(courier_node.CourierNode):
     node may hold the same config object)."""
     config = copy.deepcopy(self.config)
     config.logdir = logdir
-    self._args = (config,) + tuple(self._args[1:])
+    args, kwargs = private.constructor_args(self)
+    private.set_constructor_args(self, (config,) + tuple(args[1:]), kwargs)
 
   def control_address(self) -> str:
     """The control edge's `host:port` (once the program's addresses are bound), for a
     launcher's own calls such as `get_stats`."""
-    return self._address.resolve()
+    return private.node_address(self).resolve()
 
   def create_handle(self) -> LearnerHandle:
-    return self._track_handle(LearnerHandle(
-        self._address, self._inference_address, self.config.inference.keepalive_seconds))
+    return private.track_handle(self, LearnerHandle(
+        private.node_address(self), self._inference_address,
+        self.config.inference.keepalive_seconds))
 
   def run(self) -> None:
     supervised = launcher_watch.watch()  # A process of its own that a launcher restarts.
@@ -144,15 +147,16 @@ class LearnerNode(courier_node.CourierNode):
     # The inference server listens on its address's host only (loopback locally, the
     # host's private address across hosts); Courier and Reverb cannot choose.
     host, port = self._inference_address.resolve().rsplit(':', 1)
-    self._kwargs = dict(self._kwargs, inference_port=int(port), inference_host=host,
-                        planned_restarts=supervised)
-    instance = self._construct_instance()  # Dereferences handles (R2D2's replay).
+    args, kwargs = private.constructor_args(self)
+    private.set_constructor_args(self, args, dict(
+        kwargs, inference_port=int(port), inference_host=host, planned_restarts=supervised))
+    instance = private.build_instance(self)  # Dereferences handles (R2D2's replay).
     # Not CourierNode.run: it would serve every public method of the learner.
     self._server = control_edge.make_server(
-        instance, lp_address.get_port_from_address(self._address.resolve()))
+        instance, lp_address.get_port_from_address(private.node_address(self).resolve()))
     self._server.Start()
     try:
-      if self._should_run:
+      if private.should_run(self):
         instance.run()
       else:
         worker_manager.wait_for_stop()
