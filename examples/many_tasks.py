@@ -26,8 +26,6 @@ import launchpad as lp
 import ml_collections
 
 import seed_graph as sg
-from seed_graph import envs
-from seed_graph.config import id_ranges
 
 CONFIG_KEYS = {'tasks': {
     'env_key': sg.Key('id', 'The env key whose value makes each task: game for Atari, '
@@ -49,7 +47,7 @@ def task_envs(config) -> dict:
     env = ml_collections.ConfigDict(config.env.to_dict())
     env[key] = value
     tasks[str(value)] = env
-    specs[str(value)] = envs.read_spec(envs.acting_config(
+    specs[str(value)] = sg.read_spec(sg.acting_config(
         env, sg.VTrace.stacks_frames))
   first = next(iter(specs))
   for name, spec in specs.items():
@@ -81,9 +79,9 @@ def plan(config) -> Tuple[ml_collections.ConfigDict, Dict[str, Task]]:
     task = Task(env, range(k * actors, (k + 1) * actors),
                 range(k * evaluators, (k + 1) * evaluators), [])
     for i in task.actors:
-      task.env_ids += id_ranges.actor_env_ids(learner_config, i)
+      task.env_ids += sg.actor_env_ids(learner_config, i)
     for i in task.evaluators:
-      task.env_ids += id_ranges.evaluator_env_ids(learner_config, i)
+      task.env_ids += sg.evaluator_env_ids(learner_config, i)
     tasks[name] = task
   return learner_config, tasks
 

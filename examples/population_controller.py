@@ -24,7 +24,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from absl import logging
 import numpy as np
 
-from seed_graph.lifecycle import program_stop
+import seed_graph as sg
+
 
 
 def plan_round(returns: Sequence[Optional[float]], ready: Sequence[bool],
@@ -67,7 +68,7 @@ class PopulationController:
   def _stats(self) -> List[Optional[dict]]:
     stats = []
     for k, learner in enumerate(self._learners):
-      if program_stop.stopping():  # Each call to a stopped learner waits out its timeout.
+      if sg.stopping():  # Each call to a stopped learner waits out its timeout.
         stats.append(None)
         continue
       try:
@@ -104,7 +105,7 @@ class PopulationController:
 
   def run(self) -> None:
     next_round = time.monotonic() + self._settings.interval_seconds
-    while not program_stop.stopping():
+    while not sg.stopping():
       time.sleep(0.2)
       if time.monotonic() < next_round:
         continue

@@ -60,8 +60,8 @@ def small_cartpole_config(logdir_path, **overrides):
 
 
 def launch_command(logdir, *flags, config='cartpole_vtrace'):
-  return [sys.executable, '-m', 'seed_graph.launch.local', f'--config={config}', f'--logdir={logdir}',
-          *flags]
+  return [sys.executable, '-m', 'seed_graph.launch.local', f'--config={config}',
+          f'--logdir={logdir}', *flags]
 
 
 def run_launch(logdir, *flags, timeout=300, env=None, config='cartpole_vtrace'):

@@ -1,0 +1,64 @@
+"""A run ended outright (every process SIGKILLed at once, as when its machine goes away)
+and launched again with the same command resumes from its newest periodic checkpoint:
+its frames, learner steps and learning-rate schedule go on from there, and it ends
+where a run never stopped ends."""
+
+import signal
+import uuid
+
+import psutil
+
+from tests import helpers
+
+_BUDGET = 24_000
+_FLAGS = [*helpers.SMALL_VTRACE_FLAGS, f'--config.total_environment_frames={_BUDGET}',
+          '--config.logging.checkpoint_interval_seconds=2']
+
+
+def _learning_rate(record) -> float:
+  return record['learning_rate_applied']
+
+
+def _trained(records):
+  """The records written after a training step (the first after a start has none)."""
+  return [r for r in records if 'learning_rate_applied' in r]
+
+
+def test_a_killed_run_resumes_its_frames_steps_and_schedule(tmp_path):
+  never_stopped = tmp_path / 'never_stopped'
+  end = helpers.train_to_the_end(never_stopped, *_FLAGS, config='cartpole_vtrace')
+
+  killed = tmp_path / 'killed'
+  marker = uuid.uuid4().hex
+  launcher = helpers.start_launch(killed, marker, *_FLAGS)
+  try:
+    assert helpers.wait_for(lambda: helpers.read_metrics(killed) and helpers.read_metrics(
+        killed)[-1]['frames'] > _BUDGET // 2, 240), helpers.launch_output(killed)
+    assert (killed / 'checkpoints' / 'checkpoint').exists()
+  finally:
+    # Nothing gets to save: the launcher and every node at once.
+    for process in [psutil.Process(launcher.pid), *helpers.marked_processes(marker)]:
+      try:
+        process.send_signal(signal.SIGKILL)
+      except psutil.NoSuchProcess:
+        pass
+    launcher.wait()
+  psutil.wait_procs(helpers.marked_processes(marker), timeout=60)
+  before = helpers.read_metrics(killed)
+
+  resumed_end = helpers.train_to_the_end(killed, *_FLAGS, config='cartpole_vtrace')
+  after = helpers.read_metrics(killed)[len(before):]
+  # No gap and no fresh start: the first record after the restart is at most one
+  # checkpoint interval behind the last one before the kill, far from zero.
+  assert before[-1]['frames'] // 2 < after[0]['frames'] <= before[-1]['frames']
+  assert 0 < after[0]['learner_steps'] <= before[-1]['learner_steps']
+  # The schedule goes on from the checkpoint (a restarted one would be back at its top,
+  # 2e-3, as at the run's first step).
+  top = _learning_rate(_trained(before)[0])
+  assert abs(_learning_rate(_trained(after)[0]) - _learning_rate(_trained(before)[-1])) <= (
+      0.1 * top)
+  # And it ends where the run never stopped ends.
+  assert resumed_end['frames'] >= _BUDGET and end['frames'] >= _BUDGET
+  assert abs(resumed_end['frames'] - end['frames']) <= 2_000
+  assert abs(_learning_rate(_trained(after)[-1]) - _learning_rate(_trained(
+      helpers.read_metrics(never_stopped))[-1])) <= 0.05 * top
