@@ -13,6 +13,7 @@ import tensorflow as tf
 
 from seed_graph.config import schema as config_schema
 from seed_graph.algos import layers
+from seed_graph.algos import precision
 
 
 INITIALIZATIONS = ('fan_in', 'orthogonal')
@@ -230,9 +231,10 @@ NETWORK_KEYS = {
         256, 'Dense layer after the convolutions (image torsos).', config_schema.positive,
         fixed=True),
     'compute_dtype': config_schema.Key(
-        'float32', "Convolution torsos' arithmetic: 'float32' or 'bfloat16' (variables "
-        'stay float32; bfloat16 pays on CPUs with AVX512-BF16 and needs onednn).',
-        config_schema.one_of(*layers.COMPUTE_DTYPES)),
+        precision.AUTO, "Convolution torsos' arithmetic: 'float32', 'bfloat16' (needs "
+        "onednn) or 'auto', the faster of the two on this machine's CPU "
+        '(seed_graph/algos/precision.py; --print_config says which). Variables stay '
+        'float32 either way.', config_schema.one_of(*layers.COMPUTE_DTYPES, precision.AUTO)),
     'center_frames': config_schema.Key(
         False, "Image torsos: subtract each frame's mean pixel (Atari's constant "
         'backgrounds otherwise drown the ball and paddles).', fixed=True),
@@ -250,7 +252,7 @@ def make_torso(network_config) -> snt.Module:
   if network_config.torso == 'mlp':
     return MLPTorso(network_config.mlp_sizes, w_init=w_init)
   image_options = dict(hidden_size=network_config.torso_hidden_size,
-                       compute_dtype=network_config.compute_dtype,
+                       compute_dtype=precision.resolve(network_config)[0],
                        center_frames=network_config.center_frames, w_init=w_init)
   if network_config.torso == 'resnet':
     return ResNetTorso(**image_options)

@@ -18,9 +18,9 @@ def get_config():
   config.network.torso = 'resnet'
   config.network.lstm_size = 256
   config.network.torso_hidden_size = 256
-  config.network.compute_dtype = 'bfloat16'   # As XLA multiplies on SEED's TPUs; 1.5x the
-                                              # training frames/s of float32 on CPUs with
-                                              # AVX512-BF16 (elsewhere set 'float32').
+  config.network.compute_dtype = 'auto'       # bfloat16 (as XLA multiplies on SEED's TPUs)
+                                              # where it is faster, on CPUs with AVX512-BF16
+                                              # and no AMX; float32 elsewhere.
   config.evaluators.epsilon = 0.01
   config.inference.batch_size = 34            # Every environment (2 x 16 actors' + 2
                                               # evaluator rows): at 32 the evaluator's

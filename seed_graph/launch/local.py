@@ -21,6 +21,7 @@ serves only streams that carry the run's secret, generated here.
 import os
 import secrets
 import sys
+from typing import Optional
 
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 
@@ -40,6 +41,7 @@ from seed_graph.launch.supervision import node_commands
 from seed_graph.launch.supervision import node_runner
 from seed_graph.launch.supervision import supervisor
 from seed_graph.launch import program_graph
+from seed_graph.algos import precision
 from seed_graph.nodes.learner import metrics as metrics_lib
 from seed_graph.inference import transport
 from seed_graph.programs import registry
@@ -141,6 +143,11 @@ def _config_and_program():
     _fail(str(error))
 
 
+def _print_if(line: Optional[str]) -> None:
+  if line:
+    print(line, flush=True)
+
+
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {argv[1:]}')
@@ -154,6 +161,7 @@ def main(argv):
     for change in other_changes:
       print(f'resuming with a changed config: {change}', flush=True)
     print(config_schema.describe(config, registry.schema(config, program_keys)))
+    _print_if(precision.describe(config.network, config.onednn))
     return
   try:
     config_args.make_logdir(config.logdir)
@@ -185,6 +193,8 @@ def main(argv):
         + (f' with {", ".join(_OVERRIDES)}' if _OVERRIDES else '')
         + f'; every key in {config.logdir}/config.json (--print_config documents them)',
         flush=True)
+  if config.network.torso != 'mlp':
+    _print_if(precision.describe(config.network, config.onednn))
   flags.FLAGS.lp_termination_notice_secs = _STOP_GRACE.value  # This process's manager.
   tensorflow_environment.set_for_nodes(config.onednn)
   # The inference edge serves only streams that carry this (nodes inherit it); a

@@ -128,7 +128,7 @@ def _check_common(config) -> None:
         f'inference.batch_size: {config.inference.batch_size} is smaller than one '
         f'actor request ({largest_request} environments)')
   network = config.network
-  if network.compute_dtype != 'float32' and network.torso == 'mlp':
+  if network.compute_dtype == 'bfloat16' and network.torso == 'mlp':
     raise ConfigError("network.compute_dtype: only the convolution torsos compute in "
                       f"{network.compute_dtype}; the 'mlp' torso is float32")
   if network.compute_dtype == 'bfloat16' and not config.onednn:

@@ -21,27 +21,27 @@ def _logdir_with(tmp_path, config, drop=()):
 
 
 def _float32_atari_vtrace():
-  """The ResNet config as it was before its torso computed in bfloat16."""
+  """The ResNet config in float32 (its preset says 'auto')."""
   config = atari_vtrace.get_config()
   config.network.compute_dtype = 'float32'
   return config
 
 
 def test_a_logdir_from_before_an_added_key_resumes_without_a_change(tmp_path):
-  _logdir_with(tmp_path, _float32_atari_vtrace(),
+  _logdir_with(tmp_path, atari_vtrace.get_config(),
                drop=('network.compute_dtype', 'env.frame_stack'))
-  config = _float32_atari_vtrace()
+  config = atari_vtrace.get_config()
   config.logdir = str(tmp_path)
   assert config_args.changes_since_last_launch(config) == ([], [])
 
 
-def test_an_added_key_resumes_as_its_old_value_and_lists_a_new_default(tmp_path):
-  # A logdir from before compute_dtype ran float32; today's config says bfloat16.
+def test_an_added_key_resumes_as_its_default_and_lists_a_change_from_it(tmp_path):
+  # A logdir from before compute_dtype existed; today's config sets it.
   _logdir_with(tmp_path, atari_vtrace.get_config(), drop=('network.compute_dtype',))
-  config = atari_vtrace.get_config()
+  config = _float32_atari_vtrace()
   config.logdir = str(tmp_path)
   assert config_args.changes_since_last_launch(config) == (
-      [], ["network.compute_dtype: 'float32' -> 'bfloat16'"])
+      [], ["network.compute_dtype: 'auto' -> 'float32'"])
 
 
 def test_compute_dtype_is_a_listed_change_and_the_network_width_a_refused_one(tmp_path):

@@ -26,6 +26,7 @@ from seed_graph.config import record as config_record
 from seed_graph.lifecycle import launcher_watch
 from seed_graph.nodes.learner import planned_restart
 from seed_graph.algos import base as base_algorithm
+from seed_graph.algos import precision
 from seed_graph.inference import transport
 from seed_graph.nodes import launchpad_private as private
 from seed_graph.nodes.learner import control_edge
@@ -144,6 +145,9 @@ class LearnerNode(courier_node.CourierNode):
   def run(self) -> None:
     supervised = launcher_watch.watch()  # A process of its own that a launcher restarts.
     config_record.record_if_absent(self.config)  # A member's logdir: evaluable alone.
+    choice = precision.describe(self.config.network, precision.onednn_enabled())
+    if choice:  # What this learner's torso computes in, as decided here.
+      print(f'[learner] {choice}', flush=True)
     # The inference server listens on its address's host only (loopback locally, the
     # host's private address across hosts); Courier and Reverb cannot choose.
     host, port = self._inference_address.resolve().rsplit(':', 1)

@@ -1,0 +1,67 @@
+"""`network.compute_dtype='auto'`: the rule that picks the torso's precision from the
+CPU's flags, an explicit choice obeyed, and checkpoints that do not depend on it."""
+
+import ml_collections
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from seed_graph.algos import networks
+from seed_graph.algos import precision
+
+_AVX512 = frozenset({'avx512f', 'avx512bw'})
+
+
+@pytest.mark.parametrize('torso, onednn, flags, dtype', [
+    ('atari', True, _AVX512 | {'avx512_bf16'}, 'bfloat16'),  # Cooper Lake, Zen 4.
+    ('resnet', True, _AVX512 | {'avx512_bf16'}, 'bfloat16'),
+    ('atari', True, _AVX512, 'float32'),                     # Cascade Lake, Ice Lake.
+    ('atari', True, _AVX512 | {'avx512_bf16', 'amx_bf16'}, 'float32'),  # Sapphire Rapids.
+    ('atari', False, _AVX512 | {'avx512_bf16'}, 'float32'),  # No oneDNN, no bfloat16.
+    ('mlp', True, _AVX512 | {'avx512_bf16'}, 'float32'),
+    ('atari', True, frozenset(), 'float32'),                 # Flags unreadable.
+])
+def test_auto_picks_bfloat16_only_where_it_trained_faster(torso, onednn, flags, dtype):
+  chosen, why = precision.choose(torso, onednn, flags)
+  assert chosen == dtype and why
+
+
+def _network(dtype, torso='atari'):
+  return ml_collections.ConfigDict({
+      'torso': torso, 'compute_dtype': dtype, 'torso_hidden_size': 16, 'mlp_sizes': (8,),
+      'center_frames': False, 'initialization': 'fan_in', 'lstm_size': 0})
+
+
+def test_an_explicit_precision_is_obeyed_and_auto_says_what_it_chose():
+  fast = _AVX512 | {'avx512_bf16'}
+  assert precision.resolve(_network('float32'), True, fast) == ('float32',
+                                                                'set in the config')
+  assert precision.resolve(_network('bfloat16'), False, _AVX512)[0] == 'bfloat16'
+  assert precision.resolve(_network('auto'), True, fast)[0] == 'bfloat16'
+  assert precision.describe(_network('float32'), True) is None
+  line = precision.describe(_network('auto'), False)
+  assert line.startswith("network.compute_dtype='auto' computes in float32 on this "
+                         'machine: ')
+
+
+def test_cpu_flags_are_read_from_cpuinfo(tmp_path):
+  cpuinfo = tmp_path / 'cpuinfo'
+  cpuinfo.write_text('processor\t: 0\nflags\t\t: fpu avx512f avx512_bf16\n\n'
+                     'processor\t: 1\nflags\t\t: fpu avx512f avx512_bf16\n')
+  assert precision.cpu_flags(str(cpuinfo)) == {'fpu', 'avx512f', 'avx512_bf16'}
+  assert precision.cpu_flags(str(tmp_path / 'absent')) == frozenset()
+
+
+def test_a_checkpoint_of_one_precision_restores_into_the_other(tmp_path):
+  frames = np.random.default_rng(0).integers(0, 255, (2, 84, 84, 4), np.uint8)
+  written = networks.make_torso(_network('float32'))
+  written(frames)
+  path = tf.train.Checkpoint(torso=written).save(str(tmp_path / 'ckpt'))
+  read = networks.make_torso(_network('bfloat16'))
+  # Tracing creates its variables without running a bfloat16 kernel (which needs oneDNN,
+  # off in this process).
+  tf.function(read).get_concrete_function(tf.TensorSpec(frames.shape, tf.uint8))
+  tf.train.Checkpoint(torso=read).restore(path).assert_consumed()
+  assert [v.dtype for v in read.variables] == [tf.float32] * len(written.variables)
+  for mine, theirs in zip(read.variables, written.variables):
+    np.testing.assert_array_equal(mine.numpy(), theirs.numpy())
