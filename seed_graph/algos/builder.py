@@ -14,12 +14,13 @@ sections, or sections of its own.
 
 import dataclasses
 from typing import Any, Callable, List, Optional
+import ml_collections
 
 from seed_graph.config import schema as config_schema
 from seed_graph.algos import base
 
 
-def _no_check(config, spec: base.EnvironmentSpec) -> None:
+def _no_check(config: ml_collections.ConfigDict, spec: base.EnvironmentSpec) -> None:
   del config, spec
 
 

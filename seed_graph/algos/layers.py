@@ -41,7 +41,7 @@ class _CastLayer(snt.Module):
   def _weight_shape(self, input_size: int):
     raise NotImplementedError
 
-  def _variables(self, inputs):
+  def _variables(self, inputs: tf.Tensor):
     if self.w is None:
       shape = self._weight_shape(int(inputs.shape[-1]))
       w_init = self._w_init or _fan_in_initializer(shape)
@@ -65,10 +65,10 @@ class Conv2D(_CastLayer):
     self._stride = stride
     self._padding = padding
 
-  def _weight_shape(self, input_size):
+  def _weight_shape(self, input_size: int):
     return (self._kernel_size, self._kernel_size, input_size, self._output_size)
 
-  def __call__(self, inputs):
+  def __call__(self, inputs: tf.Tensor):
     x, w, b = self._variables(inputs)
     return tf.nn.bias_add(tf.nn.conv2d(x, w, self._stride, self._padding), b)
 
@@ -81,9 +81,9 @@ class Linear(_CastLayer):
                w_init: Optional[snt.initializers.Initializer] = None):
     super().__init__(output_size, compute_dtype, name, w_init)
 
-  def _weight_shape(self, input_size):
+  def _weight_shape(self, input_size: int):
     return (input_size, self._output_size)
 
-  def __call__(self, inputs):
+  def __call__(self, inputs: tf.Tensor):
     x, w, b = self._variables(inputs)
     return tf.matmul(x, w) + b

@@ -27,6 +27,7 @@ from typing import Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
 import tensorflow as tf
+import ml_collections
 
 from seed_graph.config import schema as config_schema
 from seed_graph.algos import optimization
@@ -191,7 +192,7 @@ class LearnerDevices:
     return means, rows, gradient_norm, applied
 
 
-def validate_config(config):
+def validate_config(config: ml_collections.ConfigDict):
   """Raises ValueError naming the first bad device key of a program's config."""
   learner = config.learner
   inference, training = learner.inference_devices, learner.training_devices
@@ -212,7 +213,7 @@ def validate_config(config):
                      'True with learner.training_strategy=tpu')
 
 
-def make_learner_devices(learner_config) -> LearnerDevices:
+def make_learner_devices(learner_config: ml_collections.ConfigDict) -> LearnerDevices:
   """The devices `learner.inference_devices` / `training_devices` ask for, created in
   this process (before TensorFlow initializes, for a CPU split)."""
   inference = learner_config.inference_devices

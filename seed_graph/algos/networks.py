@@ -6,10 +6,11 @@ is set: the observation at such a step is the first of a new episode.
 """
 
 import math
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import sonnet as snt
 import tensorflow as tf
+import ml_collections
 
 from seed_graph.config import schema as config_schema
 from seed_graph.algos import layers
@@ -33,11 +34,12 @@ def weight_init(initialization: str, gain: float) -> Optional[snt.initializers.I
 class MLPTorso(snt.Module):
   """Fully connected torso for vector observations."""
 
-  def __init__(self, hidden_sizes: Sequence[int], w_init=None, name='mlp_torso'):
+  def __init__(self, hidden_sizes: Sequence[int], w_init: Optional[Any] = None,
+               name='mlp_torso'):
     super().__init__(name=name)
     self._mlp = snt.nets.MLP(list(hidden_sizes), w_init=w_init, activate_final=True)
 
-  def __call__(self, observations):
+  def __call__(self, observations: tf.Tensor):
     observations = tf.cast(observations, tf.float32)
     flat = tf.reshape(observations, [tf.shape(observations)[0], -1])
     return self._mlp(flat)
@@ -45,19 +47,20 @@ class MLPTorso(snt.Module):
 
 class _ResidualBlock(snt.Module):
 
-  def __init__(self, channels, compute_dtype='float32', w_init=None, name=None):
+  def __init__(self, channels: int, compute_dtype: str = 'float32',
+               w_init: Optional[Any] = None, name=None):
     super().__init__(name=name)
     self._conv_a = layers.Conv2D(channels, 3, compute_dtype=compute_dtype, w_init=w_init,
                                  name='conv_a')
     self._conv_b = layers.Conv2D(channels, 3, compute_dtype=compute_dtype, w_init=w_init,
                                  name='conv_b')
 
-  def __call__(self, x):
+  def __call__(self, x: tf.Tensor):
     residual = self._conv_b(tf.nn.relu(self._conv_a(tf.nn.relu(x))))
     return x + residual
 
 
-def _scaled_frames(observations, compute_dtype, center=False):
+def _scaled_frames(observations: tf.Tensor, compute_dtype: str, center: bool = False):
   """uint8 pixels as `[B, H, W, C]` in [0, 1], in the torso's compute dtype.
 
   With `center`, each frame's mean pixel is subtracted (per channel): Atari screens are
@@ -81,8 +84,9 @@ class ResNetTorso(snt.Module):
   arithmetic runs in `compute_dtype` (see `layers`); the features come out float32.
   """
 
-  def __init__(self, channels=(16, 32, 32), hidden_size=256, compute_dtype='float32',
-               center_frames=False, w_init=None, name='resnet_torso'):
+  def __init__(self, channels: int = (16, 32, 32), hidden_size: int = 256,
+               compute_dtype: str = 'float32', center_frames: bool = False,
+               w_init: Optional[Any] = None, name='resnet_torso'):
     super().__init__(name=name)
     self._compute_dtype = compute_dtype
     self._center_frames = center_frames
@@ -97,7 +101,7 @@ class ResNetTorso(snt.Module):
     self._linear = layers.Linear(hidden_size, compute_dtype=compute_dtype, w_init=w_init,
                                  name='linear')
 
-  def __call__(self, observations):
+  def __call__(self, observations: tf.Tensor):
     x = _scaled_frames(observations, self._compute_dtype, self._center_frames)
     for conv, block_a, block_b in self._stacks:
       x = conv(x)
@@ -115,8 +119,9 @@ class AtariTorso(snt.Module):
   a sixth of the ResNet's training cost on a CPU. uint8 pixels are scaled to [0, 1]; the
   arithmetic runs in `compute_dtype` (see `layers`); the features come out float32."""
 
-  def __init__(self, hidden_size=512, compute_dtype='float32', center_frames=False,
-               w_init=None, name='atari_torso'):
+  def __init__(self, hidden_size: int = 512, compute_dtype: str = 'float32',
+               center_frames: bool = False, w_init: Optional[Any] = None,
+               name='atari_torso'):
     super().__init__(name=name)
     self._compute_dtype = compute_dtype
     self._center_frames = center_frames
@@ -129,7 +134,7 @@ class AtariTorso(snt.Module):
     self._linear = layers.Linear(hidden_size, compute_dtype=compute_dtype, w_init=w_init,
                                  name='dense')
 
-  def __call__(self, observations):
+  def __call__(self, observations: tf.Tensor):
     x = _scaled_frames(observations, self._compute_dtype, self._center_frames)
     for conv in self._convs:
       x = tf.nn.relu(conv(x))
@@ -144,10 +149,10 @@ class NoMemory(snt.RNNCore):
   the unrolls and the checkpoints keep one shape for every agent.
   """
 
-  def __call__(self, inputs, prev_state):
+  def __call__(self, inputs: tf.Tensor, prev_state: Any):
     return inputs, prev_state
 
-  def initial_state(self, batch_size):
+  def initial_state(self, batch_size: int):
     return tf.zeros([batch_size, 1])
 
 
@@ -166,30 +171,32 @@ class RecurrentCore(snt.Module):
     self._torso = torso
     self._lstm = snt.LSTM(lstm_size) if lstm_size else NoMemory()
 
-  def initial_state(self, batch_size):
+  def initial_state(self, batch_size: int):
     return self._lstm.initial_state(batch_size)
 
   @property
   def torso(self) -> snt.Module:
     return self._torso
 
-  def _embed(self, prev_actions, rewards, observations):
+  def _embed(self, prev_actions: tf.Tensor, rewards: tf.Tensor, observations: tf.Tensor):
     features = self._torso(observations)
     one_hot_actions = tf.one_hot(prev_actions, self._num_actions)
     clipped_rewards = tf.clip_by_value(tf.cast(rewards, tf.float32), -1.0, 1.0)
     return tf.concat([features, one_hot_actions, clipped_rewards[:, tf.newaxis]], axis=-1)
 
   @staticmethod
-  def _reset_where_done(core_state, dones):
+  def _reset_where_done(core_state: Any, dones: tf.Tensor):
     keep = 1.0 - tf.cast(dones, tf.float32)[:, tf.newaxis]
     return tf.nest.map_structure(lambda s: s * keep, core_state)
 
-  def step(self, prev_actions, rewards, dones, observations, core_state):
+  def step(self, prev_actions: tf.Tensor, rewards: tf.Tensor, dones: tf.Tensor,
+           observations: tf.Tensor, core_state: Any):
     """One step for `[B]` environments: (outputs `[B, H]`, new state)."""
     embedding = self._embed(prev_actions, rewards, observations)
     return self._lstm(embedding, self._reset_where_done(core_state, dones))
 
-  def unroll(self, prev_actions, rewards, dones, observations, core_state):
+  def unroll(self, prev_actions: tf.Tensor, rewards: tf.Tensor, dones: tf.Tensor,
+             observations: tf.Tensor, core_state: Any):
     """Time-major unroll of `[T, B]` inputs from `core_state` (the state before step 0).
 
     Returns (outputs `[T * B, H]`, time-major rows, final state).
@@ -210,7 +217,7 @@ class RecurrentCore(snt.Module):
     return tf.concat(outputs, axis=0), core_state
 
 
-def unflatten_time(x, num_steps, batch_size):
+def unflatten_time(x: tf.Tensor, num_steps: int, batch_size: int):
   """`[T * B, ...]` -> `[T, B, ...]`."""
   return tf.reshape(x, tf.concat([[num_steps, batch_size], tf.shape(x)[1:]], 0))
 
@@ -246,7 +253,7 @@ NETWORK_KEYS = {
 }
 
 
-def make_torso(network_config) -> snt.Module:
+def make_torso(network_config: ml_collections.ConfigDict) -> snt.Module:
   """The torso named by `network_config.torso` (one of TORSOS)."""
   w_init = weight_init(network_config.initialization, RELU_GAIN)
   if network_config.torso == 'mlp':

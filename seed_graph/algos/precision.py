@@ -17,6 +17,7 @@ not depend on the choice.
 
 import os
 from typing import FrozenSet, Optional, Tuple
+import ml_collections
 
 AUTO = 'auto'
 _CPUINFO = '/proc/cpuinfo'
@@ -54,7 +55,7 @@ def choose(torso: str, onednn: bool, flags: FrozenSet[str]) -> Tuple[str, str]:
   return 'float32', 'the CPU has no AVX512-BF16: bfloat16 trained at about half the speed'
 
 
-def describe(network_config, onednn: bool) -> Optional[str]:
+def describe(network_config: ml_collections.ConfigDict, onednn: bool) -> Optional[str]:
   """A line saying what 'auto' chooses on this machine and why; None if not 'auto'."""
   if network_config.compute_dtype != AUTO:
     return None
@@ -62,7 +63,7 @@ def describe(network_config, onednn: bool) -> Optional[str]:
   return f"network.compute_dtype='auto' computes in {dtype} on this machine: {why}"
 
 
-def resolve(network_config, onednn: Optional[bool] = None,
+def resolve(network_config: ml_collections.ConfigDict, onednn: Optional[bool] = None,
             flags: Optional[FrozenSet[str]] = None) -> Tuple[str, str]:
   """(`network_config.compute_dtype` as this process computes it, why)."""
   if network_config.compute_dtype != AUTO:

@@ -6,21 +6,23 @@ per-environment state in arrays indexed by these ids. An actor with G env groups
 its environments into G contiguous groups (see `env_group_slices`), one request each.
 """
 
+import ml_collections
 
-def num_training_envs(config) -> int:
+
+def num_training_envs(config: ml_collections.ConfigDict) -> int:
   return config.actors.num * config.actors.env_batch_size
 
 
-def num_envs(config) -> int:
+def num_envs(config: ml_collections.ConfigDict) -> int:
   return num_training_envs(config) + config.evaluators.num * config.evaluators.env_batch_size
 
 
-def actor_env_ids(config, actor_index: int):
+def actor_env_ids(config: ml_collections.ConfigDict, actor_index: int):
   size = config.actors.env_batch_size
   return list(range(actor_index * size, (actor_index + 1) * size))
 
 
-def evaluator_env_ids(config, evaluator_index: int):
+def evaluator_env_ids(config: ml_collections.ConfigDict, evaluator_index: int):
   size = config.evaluators.env_batch_size
   start = num_training_envs(config) + evaluator_index * size
   return list(range(start, start + size))
@@ -38,6 +40,6 @@ def env_group_slices(num_envs: int, num_groups: int):
   return slices
 
 
-def largest_actor_request(config) -> int:
+def largest_actor_request(config: ml_collections.ConfigDict) -> int:
   """Rows in an actor's biggest inference request (one env group)."""
   return env_group_slices(config.actors.env_batch_size, config.actors.env_groups)[0].stop

@@ -152,7 +152,7 @@ def defaults(schema: Schema) -> ml_collections.ConfigDict:
   return config
 
 
-def _lookup(config, dotted: str):
+def _lookup(config: ml_collections.ConfigDict, dotted: str):
   value = config
   for part in dotted.split('.'):
     value = value[part]
@@ -164,7 +164,7 @@ def _closest(key: str, known) -> str:
   return f'; did you mean {close[0]}?' if close else ''
 
 
-def check(config, schema: Schema, prefix: str = '') -> None:
+def check(config: ml_collections.ConfigDict, schema: Schema, prefix: str = '') -> None:
   """Raises ConfigError at the first unknown, missing, mistyped or invalid key."""
   present = set(config.keys())
   for name in sorted(present - set(schema)):
@@ -229,7 +229,7 @@ def apply_override(config: ml_collections.ConfigDict, schema: Schema,
     parent[leaf] = value
 
 
-def describe(config, schema: Schema) -> str:
+def describe(config: ml_collections.ConfigDict, schema: Schema) -> str:
   """Every key as `key = value  # documentation`, one a line, sections in order."""
   keys = flat(schema)
   rows = [(dotted, repr(_comparable(_lookup(config, dotted))), key.doc)
@@ -251,7 +251,7 @@ def fixed_changes(old, new, schema: Schema) -> Tuple[List[str], List[str]]:
   return fixed, other
 
 
-def _get(config, dotted: str, default):
+def _get(config: ml_collections.ConfigDict, dotted: str, default):
   value = config
   for part in dotted.split('.'):
     if not hasattr(value, 'keys') or part not in value:

@@ -55,20 +55,21 @@ def keys(name: str) -> Dict[str, Key]:
   return {**COMMON_KEYS, **_module(name).KEYS}
 
 
-def validate_config(env_config) -> None:
+def validate_config(env_config: ml_collections.ConfigDict) -> None:
   """What the keys' own checks cannot see (a game ale-py knows, a factory that imports);
   raises ValueError naming the key. Creates no environment."""
   _module(env_config.name).validate_config(env_config)
 
 
-def make_environment(env_config, seed: int):
+def make_environment(env_config: ml_collections.ConfigDict, seed: int):
   env = _module(env_config.name).make_environment(env_config, seed)
   if env_config.frame_stack > 1:
     env = frame_stack.FrameStack(env, env_config.frame_stack)
   return env
 
 
-def acting_config(env_config, learner_stacks_frames: bool) -> ml_collections.ConfigDict:
+def acting_config(env_config: ml_collections.ConfigDict,
+                  learner_stacks_frames: bool) -> ml_collections.ConfigDict:
   """What actors step: `env_config`, with `frame_stack` 1 if the learner stacks."""
   if not learner_stacks_frames:
     return env_config
@@ -77,7 +78,7 @@ def acting_config(env_config, learner_stacks_frames: bool) -> ml_collections.Con
   return single
 
 
-def read_spec(env_config) -> base.EnvironmentSpec:
+def read_spec(env_config: ml_collections.ConfigDict) -> base.EnvironmentSpec:
   """The spec of the environment `env_config` makes (builds one, then closes it)."""
   env = make_environment(env_config, seed=0)
   try:

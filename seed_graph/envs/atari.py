@@ -5,6 +5,7 @@ frames."""
 
 import gymnasium
 from gymnasium.wrappers import AtariPreprocessing
+import ml_collections
 
 from seed_graph.config.schema import Key
 from seed_graph.config.schema import in_range
@@ -48,13 +49,13 @@ def games():
                 if k.startswith(prefix) and k.endswith(suffix))
 
 
-def validate_config(env_config):
+def validate_config(env_config: ml_collections.ConfigDict):
   if env_config.game not in games():
     raise ValueError(f'env.game={env_config.game!r} is not an Atari game known to ale-py; '
                      f'valid: {", ".join(games())}')
 
 
-def make_environment(env_config, seed: int):
+def make_environment(env_config: ml_collections.ConfigDict, seed: int):
   _register()
   raw = gymnasium.make(
       f'ALE/{env_config.game}-v5',

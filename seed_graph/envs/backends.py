@@ -19,11 +19,12 @@ True if a time limit ended it, `game_overs` True unless only a life was lost: se
 from typing import Sequence
 
 import numpy as np
+import ml_collections
 
 from seed_graph import envs
 
 
-def validate_config(env_config):
+def validate_config(env_config: ml_collections.ConfigDict):
   """`envs.validate_config`, then `env.backend`: raises ValueError naming the key."""
   envs.validate_config(env_config)
   if env_config.backend == 'envpool':
@@ -34,7 +35,8 @@ def validate_config(env_config):
     envpool_atari.validate_config(env_config)
 
 
-def make(env_config, seeds: Sequence[int], groups: Sequence[slice]):
+def make(env_config: ml_collections.ConfigDict, seeds: Sequence[int],
+         groups: Sequence[slice]):
   """The environments of one actor: environment i seeded with `seeds[i]`."""
   if env_config.backend == 'envpool':
     from seed_graph.envs import envpool_atari  # pylint: disable=g-import-not-at-top
@@ -45,7 +47,7 @@ def make(env_config, seeds: Sequence[int], groups: Sequence[slice]):
 class PythonBackend:
   """'python': `envs.make_environment` objects stepped in a Python loop."""
 
-  def __init__(self, env_config, seeds: Sequence[int]):
+  def __init__(self, env_config: ml_collections.ConfigDict, seeds: Sequence[int]):
     self._environments = [envs.make_environment(env_config, seed) for seed in seeds]
     first = self._environments[0]
     spec = first.observation_spec()
@@ -58,8 +60,8 @@ class PythonBackend:
     for i, env in enumerate(self._environments):
       observations[i] = env.reset().observation
 
-  def step(self, group: slice, actions, rewards, dones, truncations, game_overs,
-           observations):
+  def step(self, group: slice, actions: np.ndarray, rewards: np.ndarray, dones: np.ndarray,
+           truncations: np.ndarray, game_overs: np.ndarray, observations: np.ndarray):
     for i, action in zip(range(group.start, group.stop), actions):
       env = self._environments[i]
       timestep = env.step(action)

@@ -9,6 +9,7 @@ import math
 import cv2
 import gymnasium
 import numpy as np
+import ml_collections
 
 from seed_graph.envs import gym_adapter
 
@@ -22,7 +23,7 @@ _POLE_WIDTH = 10
 _BLACK, _POLE, _AXLE = (0, 0, 0), (202, 152, 101), (129, 132, 203)
 
 
-def validate_config(env_config):
+def validate_config(env_config: ml_collections.ConfigDict):
   del env_config  # CartPole has no settings.
 
 
@@ -56,6 +57,6 @@ class CartPole(gym_adapter.GymnasiumEnv):
     return draw(cart_position, pole_angle, physics.x_threshold, 2 * physics.length)
 
 
-def make_environment(env_config, seed: int) -> CartPole:
+def make_environment(env_config: ml_collections.ConfigDict, seed: int) -> CartPole:
   del env_config
   return CartPole(gymnasium.make('CartPole-v1'), seed)

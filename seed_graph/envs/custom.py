@@ -12,6 +12,7 @@ import inspect
 
 import dm_env
 import gymnasium
+import ml_collections
 
 from seed_graph.config import import_strings
 from seed_graph.config.schema import Key
@@ -25,15 +26,15 @@ KEYS = {
 }
 
 
-def _factory(env_config):
+def _factory(env_config: ml_collections.ConfigDict):
   return import_strings.resolve(env_config.factory, 'env.factory')
 
 
-def _kwargs(env_config) -> dict:
+def _kwargs(env_config: ml_collections.ConfigDict) -> dict:
   return dict(env_config.kwargs)
 
 
-def validate_config(env_config):
+def validate_config(env_config: ml_collections.ConfigDict):
   factory = _factory(env_config)
   try:
     signature = inspect.signature(factory)
@@ -47,7 +48,8 @@ def validate_config(env_config):
                      f'{_kwargs(env_config)}: {error}') from None
 
 
-def make_environment(env_config, seed: int) -> dm_env.Environment:
+def make_environment(env_config: ml_collections.ConfigDict,
+                     seed: int) -> dm_env.Environment:
   where = f'env.factory={env_config.factory!r}'
   env = _factory(env_config)(seed=seed, **_kwargs(env_config))
   if isinstance(env, gymnasium.Env):

@@ -19,6 +19,7 @@ next episode's first observation, with no step lost or added.
 from typing import Sequence
 
 import numpy as np
+import ml_collections
 
 
 def _envpool():
@@ -26,11 +27,11 @@ def _envpool():
   return envpool
 
 
-def task_id(env_config) -> str:
+def task_id(env_config: ml_collections.ConfigDict) -> str:
   return f'{env_config.game}-v5'
 
 
-def validate_config(env_config):
+def validate_config(env_config: ml_collections.ConfigDict):
   try:
     known = _envpool().list_all_envs()
   except ImportError as error:
@@ -49,7 +50,7 @@ def validate_config(env_config):
                      f'multiple of env.frame_skip={env_config.frame_skip}')
 
 
-def _make_pool(env_config, seed: int, num_envs: int):
+def _make_pool(env_config: ml_collections.ConfigDict, seed: int, num_envs: int):
   return _envpool().make(
       task_id(env_config), env_type='gymnasium', num_envs=num_envs, seed=seed,
       num_threads=min(num_envs, env_config.envpool_threads),
@@ -68,7 +69,8 @@ class EnvPoolAtari:
   its environment j with seed + j, so each group's pool takes its first environment's
   seed."""
 
-  def __init__(self, env_config, seeds: Sequence[int], groups: Sequence[slice]):
+  def __init__(self, env_config: ml_collections.ConfigDict, seeds: Sequence[int],
+               groups: Sequence[slice]):
     self._pools = {(g.start, g.stop): _make_pool(env_config, int(seeds[g.start]),
                                                  g.stop - g.start) for g in groups}
     pool = next(iter(self._pools.values()))
@@ -79,7 +81,7 @@ class EnvPoolAtari:
     self.num_actions = int(pool.action_space.n)
     self.frames_per_step = int(env_config.frame_skip)
 
-  def _write(self, observations, rows, stacks):
+  def _write(self, observations: np.ndarray, rows, stacks):
     """EnvPool's [n, k, H, W] into rows of [N, H, W, k] (or [N, H, W] unstacked)."""
     observations[rows] = stacks.transpose(0, 2, 3, 1) if self._stacked else stacks[:, 0]
 
@@ -88,8 +90,8 @@ class EnvPoolAtari:
       stacks, info = pool.reset()
       self._write(observations, info['env_id'] + start, stacks)
 
-  def step(self, group: slice, actions, rewards, dones, truncations, game_overs,
-           observations):
+  def step(self, group: slice, actions: np.ndarray, rewards: np.ndarray, dones: np.ndarray,
+           truncations: np.ndarray, game_overs: np.ndarray, observations: np.ndarray):
     pool = self._pools[(group.start, group.stop)]
     stacks, reward, terminated, truncated, info = pool.step(np.asarray(actions, np.int32))
     rows = info['env_id'] + group.start

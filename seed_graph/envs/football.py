@@ -17,6 +17,7 @@ from typing import Any, Tuple
 import dm_env
 from dm_env import specs
 import numpy as np
+import ml_collections
 
 from seed_graph.config.schema import Key
 
@@ -142,7 +143,7 @@ class FootballEnv(dm_env.Environment):
     num_actions = int(getattr(self._env.action_space, 'n', NUM_ACTIONS))
     self._action_spec = specs.DiscreteArray(num_actions, dtype=np.int32, name='action')
 
-  def _create(self, football_env, env_config):
+  def _create(self, football_env, env_config: ml_collections.ConfigDict):
     return football_env.create_environment(
         env_name=self._scenario,
         stacked=False,  # env.frame_stack stacks, as for every environment.

@@ -9,6 +9,7 @@ launch, saying what is unsupported. Films come from `render()` when `env.kwargs`
 import difflib
 
 import gymnasium
+import ml_collections
 
 from seed_graph.config.schema import Key
 from seed_graph.envs import gym_adapter
@@ -20,7 +21,7 @@ KEYS = {
 }
 
 
-def validate_config(env_config):
+def validate_config(env_config: ml_collections.ConfigDict):
   env_id = env_config.id
   if env_id not in gymnasium.registry:
     close = difflib.get_close_matches(str(env_id), list(gymnasium.registry), n=3)
@@ -29,7 +30,8 @@ def validate_config(env_config):
                      + (hint or " (set env.id, e.g. 'Acrobot-v1')"))
 
 
-def make_environment(env_config, seed: int) -> gym_adapter.GymnasiumEnv:
+def make_environment(env_config: ml_collections.ConfigDict,
+                     seed: int) -> gym_adapter.GymnasiumEnv:
   validate_config(env_config)
   where = f'env.id={env_config.id!r}'
   try:

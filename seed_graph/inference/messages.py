@@ -19,7 +19,7 @@ A response carries `actions`, int32 [B], in the request's row order. Both travel
 """
 
 import math
-from typing import List, NamedTuple, Sequence
+from typing import List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
@@ -44,8 +44,9 @@ class InferenceRequest(NamedTuple):
   game_overs: np.ndarray
 
 
-def encode_request(env_ids, run_ids, rewards, dones, truncations, observations,
-                   is_eval: bool, game_overs=None) -> bytes:
+def encode_request(env_ids: np.ndarray, run_ids: np.ndarray, rewards: np.ndarray,
+                   dones: np.ndarray, truncations: np.ndarray, observations: np.ndarray,
+                   is_eval: bool, game_overs: Optional[np.ndarray] = None) -> bytes:
   """One request message from `[B, ...]` arrays (see the module docstring);
   `game_overs` defaults to `dones` (every episode is a whole game)."""
   return wire.encode({'env_ids': env_ids, 'run_ids': run_ids, 'rewards': rewards,
@@ -89,8 +90,8 @@ class RequestParser:
   """Decodes and validates a request against the environment spec and the program's
   environment ids. Raises `wire.WireFormatError` naming the field at fault."""
 
-  def __init__(self, observation_shape, observation_dtype, num_training_envs: int,
-               num_envs: int, max_rows: int):
+  def __init__(self, observation_shape: Sequence[int], observation_dtype,
+               num_training_envs: int, num_envs: int, max_rows: int):
     self._dtypes = dict(REQUEST_DTYPES, observations=np.dtype(observation_dtype))
     self._observation_shape = tuple(observation_shape)
     self._num_training_envs = num_training_envs
@@ -136,7 +137,7 @@ class RequestParser:
       if values.dtype.kind == 'f' and not np.isfinite(values).all():
         raise wire.WireFormatError(f'{name}: non-finite values (NaN or inf)')
 
-  def _check_ids(self, env_ids, run_ids, is_eval):
+  def _check_ids(self, env_ids: np.ndarray, run_ids: np.ndarray, is_eval):
     low, high = ((self._num_training_envs, self._num_envs) if is_eval
                  else (0, self._num_training_envs))
     if env_ids.min() < low or env_ids.max() >= high:

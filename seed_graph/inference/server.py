@@ -48,7 +48,7 @@ def bucket_sizes(max_rows: int) -> List[int]:
   return sorted(set(sizes))
 
 
-def trace_for_any_batch(fn, *example_inputs, jit_compile=False, batch_sizes=()):
+def trace_for_any_batch(fn, *example_inputs, jit_compile: bool = False, batch_sizes=()):
   """`fn` traced once as a TF graph for inputs shaped like `example_inputs` (nests of
   tensors with a leading batch dimension) but with any number of rows.
 

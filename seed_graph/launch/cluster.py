@@ -26,7 +26,7 @@ this machine instead, in the foreground until the program ends or Ctrl-C
 import os
 import shlex
 import sys
-from typing import List
+from typing import List, Sequence
 
 from absl import app
 from absl import flags
@@ -67,7 +67,7 @@ _OVERRIDES = []  # The `--config.KEY=VALUE` arguments, taken out before absl see
 COMMANDS = ('up', 'status', 'logs', 'stop', 'down')
 
 
-def _parse_flags(argv):
+def _parse_flags(argv: Sequence[str]):
   return flags.FLAGS(config_args.take_overrides(argv, _OVERRIDES))
 
 
@@ -94,7 +94,7 @@ def _steps(command: str, cluster: cluster_steps.Cluster) -> List[cluster_steps.S
   return getattr(cluster_steps, f'{command}_steps')(cluster)
 
 
-def _netns_up(argv) -> int:
+def _netns_up(argv: Sequence[str]) -> int:
   if argv[1] != 'up' or _DRY_RUN.value or _RESTART_HOST.value:
     raise app.UsageError('--backend=netns runs `up` in the foreground (Ctrl-C stops it); '
                          'status, logs, stop, down, --dry_run and --restart_host are for gcloud')
@@ -108,7 +108,7 @@ def _netns_up(argv) -> int:
                           _BASE_PORT.value, program_spec=_PROGRAM.value)
 
 
-def main(argv):
+def main(argv: Sequence[str]):
   if len(argv) != 2 or argv[1] not in COMMANDS:
     raise app.UsageError(f'one command: {" | ".join(COMMANDS)}')
   if _BACKEND.value == 'netns':

@@ -21,6 +21,7 @@ the 84x84 input; Football: its mini-map; see `seed_graph.envs.contract`).
 import json
 import os
 import sys
+from typing import Sequence
 
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 
@@ -80,7 +81,7 @@ def load_config(logdir: str) -> ml_collections.ConfigDict:
   return config
 
 
-def make_learner(config) -> learner_lib.Learner:
+def make_learner(config: ml_collections.ConfigDict) -> learner_lib.Learner:
   """The run's learner, with the newest checkpoint loaded; it never trains or serves."""
   algorithm = registry.builder(config)
   # Only training rows go to a replay; an evaluation sends none, so the client is never
@@ -101,7 +102,8 @@ def checkpoint_path(logdir: str, name) -> str:
   return path
 
 
-def play_episode(learner, parse, config, seed: int, max_steps: int, video=None):
+def play_episode(learner, parse, config: ml_collections.ConfigDict, seed: int,
+                 max_steps: int, video=None):
   """One episode from a fresh environment: (return, steps, truncated)."""
   env_id = id_ranges.num_training_envs(config)  # The evaluator's environment.
   env_config = learner.env_config
@@ -167,7 +169,7 @@ def evaluate(logdir: str):
   return path, learner.learner_steps, config.evaluators.epsilon, results
 
 
-def main(argv):
+def main(argv: Sequence[str]):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {argv[1:]}')
   logdir = os.path.abspath(_LOGDIR.value)

@@ -20,11 +20,13 @@ least `STARTUP_SECONDS`); the learner's own host stops as `launch.local` does. C
 import os
 import sys
 import time
+from typing import Sequence
 
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
+import ml_collections
 
 from seed_graph.launch.supervision import console as console_lib
 from seed_graph.launch.supervision import node_commands
@@ -76,7 +78,7 @@ def checked_program(plan: placement.Plan):
 STARTUP_SECONDS = 180.0
 
 
-def orphan_condition(config, timeout: float):
+def orphan_condition(config: ml_collections.ConfigDict, timeout: float):
   """Stops a host without a learner when the run is done (a learner reached its
   frames: it stops the program) or every learner is gone."""
   started = time.monotonic()
@@ -95,7 +97,7 @@ def orphan_condition(config, timeout: float):
   return condition
 
 
-def main(argv):
+def main(argv: Sequence[str]):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {argv[1:]}')
   if not transport.run_secret():

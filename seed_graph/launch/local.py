@@ -21,13 +21,14 @@ serves only streams that carry the run's secret, generated here.
 import os
 import secrets
 import sys
-from typing import Optional
+from typing import Optional, Sequence
 
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
 import launchpad as lp
+import ml_collections
 
 from seed_graph.config import record as config_record
 from seed_graph.config import schema as config_schema
@@ -89,7 +90,7 @@ _NETWORK = flags.DEFINE_enum(
     'machine (for an environment that needs the network).')
 flags.mark_flags_as_required(['config', 'logdir'])
 
-def run_supervised(program: lp.Program, config) -> int:
+def run_supervised(program: lp.Program, config: ml_collections.ConfigDict) -> int:
   """Starts every node as a process of its own and supervises them, under a status
   line; the exit code."""
   commands = node_commands.program_commands(
@@ -105,7 +106,7 @@ def run_supervised(program: lp.Program, config) -> int:
 _OVERRIDES = []  # The KEY=VALUE of every --config.KEY=VALUE, in order.
 
 
-def parse_flags(argv):
+def parse_flags(argv: Sequence[str]):
   """absl's flag parsing of everything but `--config.KEY=VALUE` (kept in _OVERRIDES)."""
   try:
     return flags.FLAGS(config_args.take_overrides(argv, _OVERRIDES))
@@ -148,7 +149,7 @@ def _print_if(line: Optional[str]) -> None:
     print(line, flush=True)
 
 
-def main(argv):
+def main(argv: Sequence[str]):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {argv[1:]}')
   config, program, program_keys = _config_and_program()

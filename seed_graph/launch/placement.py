@@ -116,9 +116,10 @@ def fingerprint(program: lp.Program, config: ml_collections.ConfigDict,
   return hashlib.sha256(json.dumps(described, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def make_plan(program: lp.Program, config, config_path: str, overrides: Sequence[str],
-              learner_host: Tuple[str, str], actor_hosts: Sequence[Tuple[str, str]],
-              base_port: int, program_spec: str = '') -> Plan:
+def make_plan(program: lp.Program, config: ml_collections.ConfigDict, config_path: str,
+              overrides: Sequence[str], learner_host: Tuple[str, str],
+              actor_hosts: Sequence[Tuple[str, str]], base_port: int,
+              program_spec: str = '') -> Plan:
   if not actor_hosts:
     raise PlanError('at least one actor host is needed')
   hosts = dict([learner_host] + list(actor_hosts))
@@ -156,11 +157,11 @@ def _host(text: str) -> Tuple[str, str]:
   return name, address
 
 
-def _parse_flags(argv):
+def _parse_flags(argv: Sequence[str]):
   return flags.FLAGS(config_args.take_overrides(argv, _OVERRIDES))
 
 
-def main(argv):
+def main(argv: Sequence[str]):
   del argv
   try:
     config, program = load_program(_CONFIG.value, _OVERRIDES, _LOGDIR.value,

@@ -14,7 +14,7 @@ with its directory's name. The default output is `<logdir>/curves.png` for one r
 import json
 import os
 import sys
-from typing import Dict, List
+from typing import Dict, List, Sequence
 
 from absl import app
 from absl import flags
@@ -96,7 +96,7 @@ def plot(logdirs: List[str], output: str):
   pyplot.close(figure)
 
 
-def main(argv):
+def main(argv: Sequence[str]):
   logdirs = argv[1:]
   if not logdirs:
     raise app.UsageError('name at least one logdir')

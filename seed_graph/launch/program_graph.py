@@ -13,7 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
-from typing import List
+from typing import List, Sequence
 
 from absl import app
 from absl import flags
@@ -74,7 +74,7 @@ def write(program: lp.Program, path_stem: str) -> List[str]:
   return written
 
 
-def main(argv):
+def main(argv: Sequence[str]):
   del argv
   from seed_graph.programs import central_inference  # pylint: disable=g-import-not-at-top
   try:

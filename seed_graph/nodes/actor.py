@@ -19,6 +19,7 @@ from absl import logging
 import grpc
 from launchpad.nodes.python import node as python_node
 import numpy as np
+import ml_collections
 
 from seed_graph.envs import backends as env_backends
 from seed_graph.config import id_ranges
@@ -48,8 +49,8 @@ class Actor:
   answers the others, so inference latency overlaps environment work.
   """
 
-  def __init__(self, learner, env_config, env_ids: Sequence[int], seed: int,
-               is_eval: bool = False, max_steps: Optional[int] = None,
+  def __init__(self, learner, env_config: ml_collections.ConfigDict, env_ids: Sequence[int],
+               seed: int, is_eval: bool = False, max_steps: Optional[int] = None,
                stop_event: Optional[threading.Event] = None,
                max_backoff_seconds: float = 10.0, env_groups: int = 1):
     if not 1 <= env_groups <= len(env_ids):
@@ -164,8 +165,8 @@ class ActorEnvironments:
   """An actor's environments (`seed_graph.envs.backends`, stepped a group at a time) and
   what each showed last, as request rows. Each batch draws new run ids."""
 
-  def __init__(self, env_config, env_ids: np.ndarray, seed: int, is_eval: bool,
-               groups: Sequence[slice] = ()):
+  def __init__(self, env_config: ml_collections.ConfigDict, env_ids: np.ndarray, seed: int,
+               is_eval: bool, groups: Sequence[slice] = ()):
     self._env_ids = env_ids
     self._is_eval = is_eval
     batch = len(env_ids)
@@ -213,7 +214,7 @@ class ActorNode(python_node.PyClassNode):
   env_groups=1)`."""
   SUPERVISION_ROLE = 'acting'  # Always restarted, stopped first (launch.supervision).
 
-  def __init__(self, learner, env_config, env_ids: Sequence[int], seed: int,
-               env_groups: int = 1):
+  def __init__(self, learner, env_config: ml_collections.ConfigDict, env_ids: Sequence[int],
+               seed: int, env_groups: int = 1):
     super().__init__(Actor, learner, env_config, list(env_ids), seed,
                      env_groups=env_groups)

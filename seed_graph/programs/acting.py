@@ -15,7 +15,8 @@ from seed_graph.nodes.actor import ActorNode
 from seed_graph.nodes.evaluator import EvaluatorNode
 
 
-def add_actors_and_evaluators(program: lp.Program, learner, config,
+def add_actors_and_evaluators(program: lp.Program, learner,
+                              config: ml_collections.ConfigDict,
                               env_config: Optional[ml_collections.ConfigDict] = None,
                               actors: Optional[Sequence[int]] = None,
                               evaluators: Optional[Sequence[int]] = None):

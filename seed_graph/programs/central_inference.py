@@ -9,6 +9,7 @@ Actors step single frames when the learner stacks them (R2D2's `stacks_frames`).
 import functools
 
 import launchpad as lp
+import ml_collections
 
 from seed_graph import envs
 from seed_graph.nodes.learner.node import LearnerNode
@@ -18,7 +19,7 @@ from seed_graph.programs import registry
 from seed_graph.programs.acting import add_actors_and_evaluators
 
 
-def make_program(config) -> lp.Program:
+def make_program(config: ml_collections.ConfigDict) -> lp.Program:
   spec = registry.validate_config(config)
   algorithm = registry.builder(config)
   program = lp.Program(algorithm.name)

@@ -112,7 +112,7 @@ def defaults(env_name: str, algorithm_schema: config_schema.Schema,
   return config
 
 
-def _check_common(config) -> None:
+def _check_common(config: ml_collections.ConfigDict) -> None:
   if not config.logdir:
     raise ConfigError('logdir: empty; pass --logdir=DIR')
   if config.seed >= 2**31 - 1000 * (config.actors.num + config.evaluators.num + 1):
@@ -140,7 +140,7 @@ def _check_common(config) -> None:
     raise ConfigError(str(error)) from None
 
 
-def validate(config, algorithm: AlgorithmBuilder,
+def validate(config: ml_collections.ConfigDict, algorithm: AlgorithmBuilder,
              full_schema: Optional[config_schema.Schema] = None) -> base.EnvironmentSpec:
   """Raises ConfigError naming the first bad key of a program's config, before anything
   starts; returns the spec of what the actors step. `full_schema`, if given, is every

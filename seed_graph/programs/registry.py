@@ -44,8 +44,8 @@ def builder(config_or_name) -> AlgorithmBuilder:
   return found
 
 
-def schema(config, program_keys: Optional[config_schema.Schema] = None
-           ) -> config_schema.Schema:
+def schema(config: ml_collections.ConfigDict,
+           program_keys: Optional[config_schema.Schema] = None) -> config_schema.Schema:
   """Every key `config`'s algorithm declares, for its environment, and the sections a
   program of one's own adds (`program_keys`: its module's `CONFIG_KEYS`)."""
   keys = program_config.schema(config, builder(config).schema)
@@ -63,8 +63,8 @@ def default_config(algorithm: str = 'vtrace', env: str = 'cartpole'
   return program_config.defaults(env, builder(algorithm).schema, algorithm)
 
 
-def validate_config(config, program_keys: Optional[config_schema.Schema] = None
-                    ) -> EnvironmentSpec:
+def validate_config(config: ml_collections.ConfigDict,
+                    program_keys: Optional[config_schema.Schema] = None) -> EnvironmentSpec:
   """Raises ConfigError naming the first bad key of `config` (for its program), before
   anything starts; returns the spec of the environment its actors step."""
   return program_config.validate(config, builder(config), schema(config, program_keys))

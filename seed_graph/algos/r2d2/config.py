@@ -6,6 +6,7 @@ rescaling, Adam at 1e-4 with epsilon 1e-3, gradient clipping at 80, prioritized 
 with exponent 0.9, mix 0.9 and importance sampling 0.6, Ape-X epsilons); presets in
 `seed_graph/configs/` set what differs.
 """
+import ml_collections
 
 from seed_graph.algos import base
 from seed_graph.config.schema import ConfigError
@@ -66,7 +67,7 @@ SCHEMA = {'network': NETWORK_KEYS, 'exploration': EXPLORATION_KEYS,
           'replay': REPLAY_KEYS, 'learner': LEARNER_KEYS}
 
 
-def check(config, spec: base.EnvironmentSpec) -> None:
+def check(config: ml_collections.ConfigDict, spec: base.EnvironmentSpec) -> None:
   """What single keys cannot say: the sequence layout against the replay."""
   learner, replay = config.learner, config.replay
   if learner.burn_in > learner.unroll_length:

@@ -10,6 +10,7 @@ the previous episode is seen.
 
 import numpy as np
 import tensorflow as tf
+from typing import Sequence
 
 from seed_graph.algos import frame_stacking
 
@@ -18,7 +19,8 @@ class FrameStacker:
   """`FrameStacker(num_envs, observation_shape, dtype, stack)(env_ids, frames, starts)`:
   the stacked observation (`[K, ..., stack]`, oldest frame first) of each environment."""
 
-  def __init__(self, num_envs: int, observation_shape, observation_dtype, stack: int):
+  def __init__(self, num_envs: int, observation_shape: Sequence[int], observation_dtype,
+               stack: int):
     self.stack = stack
     if stack > 1:
       self._frames = np.zeros((num_envs,) + tuple(observation_shape) + (stack,),
@@ -35,7 +37,7 @@ class FrameStacker:
     return frames
 
 
-def stack_frames(frames, dones, stack: int):
+def stack_frames(frames: tf.Tensor, dones: tf.Tensor, stack: int):
   """Stacks the last `stack` frames on a new last axis.
 
   Args:

@@ -19,11 +19,13 @@ the model; a restart with the same logdir restores both.
 import functools
 import gc
 import time
+from typing import Any, Sequence
 
 from absl import logging
 import numpy as np
 import reverb
 import tensorflow as tf
+import ml_collections
 
 from seed_graph.algos import base
 from seed_graph.algos.r2d2 import exploration
@@ -40,7 +42,8 @@ class R2D2(base.Algorithm):
 
   stacks_frames = True  # Replay stores single frames; they are stacked here.
 
-  def __init__(self, config, context: base.AlgorithmContext, replay):
+  def __init__(self, config: ml_collections.ConfigDict, context: base.AlgorithmContext,
+               replay):
     self._config = config
     self._devices = context.devices
     info = context.spec
@@ -99,7 +102,8 @@ class R2D2(base.Algorithm):
   def example_policy_inputs(self):
     return self._example_inputs
 
-  def act(self, prev_actions, rewards, dones, observations, core_state, epsilons):
+  def act(self, prev_actions: tf.Tensor, rewards: tf.Tensor, dones: tf.Tensor,
+          observations: tf.Tensor, core_state: Any, epsilons):
     q_values, new_state = self.network.step(prev_actions, rewards, dones, observations,
                                             core_state)
     batch = tf.shape(q_values)[0]
@@ -112,7 +116,7 @@ class R2D2(base.Algorithm):
     return {'network': self.network, 'target_network': self._target_network,
             'optimizer': self._optimizer}
 
-  def reset(self, env_ids):
+  def reset(self, env_ids: np.ndarray):
     training = env_ids[env_ids < self._num_training_envs]
     if training.size:
       self._sequence_writer.reset(training)
@@ -121,7 +125,9 @@ class R2D2(base.Algorithm):
     stacked = self._stacker(step.env_ids, step.observations, step.dones | new_run)
     return stacked, self._epsilons[step.env_ids]
 
-  def record(self, step, training, prev_actions, actions, q_values, states_before):
+  def record(self, step: base.InferenceStep, training: np.ndarray, prev_actions: np.ndarray,
+             actions: np.ndarray, q_values: np.ndarray,
+             states_before: Sequence[np.ndarray]):
     self._sequence_writer.append(
         step.env_ids[training], {
             'observation': step.observations[training],

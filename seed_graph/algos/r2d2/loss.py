@@ -17,13 +17,13 @@ import numpy as np
 import tensorflow as tf
 
 
-def value_rescale(x, eps=1e-3):
+def value_rescale(x: tf.Tensor, eps: float = 1e-3):
   """h(x) = sign(x) * (sqrt(|x| + 1) - 1) + eps * x (Pohlen et al. 2018), element-wise."""
   x = tf.convert_to_tensor(x)
   return tf.sign(x) * (tf.sqrt(tf.abs(x) + 1.0) - 1.0) + eps * x
 
 
-def inverse_value_rescale(x, eps=1e-3):
+def inverse_value_rescale(x: tf.Tensor, eps: float = 1e-3):
   """The exact inverse of `value_rescale` (closed form of h^-1), element-wise."""
   x = tf.convert_to_tensor(x)
   # With v = sqrt(|x| + 1) - 1, |h| = eps v^2 + (1 + 2 eps) v: solve the quadratic for v
@@ -41,7 +41,8 @@ def compute_priorities(abs_td_errors, eta=0.9):
           (1.0 - eta) * tf.reduce_mean(abs_td_errors, axis=0))
 
 
-def n_step_targets(rewards, dones, truncations, bootstrap_values, discount, n):
+def n_step_targets(rewards: tf.Tensor, dones: tf.Tensor, truncations: tf.Tensor,
+                   bootstrap_values, discount: float, n):
   """Raw (not rescaled) n-step returns with bootstrapping, time-major.
 
   Args:
@@ -96,8 +97,9 @@ LossTerms = collections.namedtuple(
     'LossTerms', ['loss', 'priorities', 'abs_td_errors', 'mean_q', 'target_mean'])
 
 
-def r2d2_loss(online_q, target_q, actions, rewards, dones, truncations,
-              importance_weights_, discount=0.997, n_step=5, eta=0.9, rescale_eps=1e-3):
+def r2d2_loss(online_q, target_q, actions: tf.Tensor, rewards: tf.Tensor, dones: tf.Tensor,
+              truncations: tf.Tensor, importance_weights_, discount: float = 0.997,
+              n_step: int = 5, eta=0.9, rescale_eps: float = 1e-3):
   """The R2D2 loss on the post-burn-in part of a batch of sequences.
 
   Args:
@@ -127,7 +129,8 @@ def r2d2_loss(online_q, target_q, actions, rewards, dones, truncations,
                    tf.reduce_mean(taken), tf.reduce_mean(targets))
 
 
-def initial_priorities(sequences, burn_in, discount, n_step, eta=0.9, rescale_eps=1e-3):
+def initial_priorities(sequences, burn_in, discount: float, n_step: int, eta=0.9,
+                       rescale_eps: float = 1e-3):
   """Priorities of new sequences from the Q values seen at inference time: the same
   n-step TD errors as training, with the online values as their own target.
 

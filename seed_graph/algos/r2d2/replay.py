@@ -8,6 +8,7 @@ and samples from it.
 from typing import List
 
 import reverb
+import ml_collections
 
 from seed_graph.algos import base
 from seed_graph.algos.r2d2 import networks
@@ -16,12 +17,12 @@ from seed_graph.algos.r2d2 import sequences as sequences_lib
 TABLE = 'replay'
 
 
-def sequence_layout(config) -> sequences_lib.SequenceLayout:
+def sequence_layout(config: ml_collections.ConfigDict) -> sequences_lib.SequenceLayout:
   return sequences_lib.SequenceLayout(config.learner.burn_in, config.learner.unroll_length,
                                       config.env.frame_stack)
 
 
-def replay_signature(config, spec: base.EnvironmentSpec):
+def replay_signature(config: ml_collections.ConfigDict, spec: base.EnvironmentSpec):
   """The replay table's signature (builds the network once)."""
   network = networks.make_q_network(config.network, spec.num_actions)
   state_size = sum(networks.state_sizes(network))
@@ -29,7 +30,8 @@ def replay_signature(config, spec: base.EnvironmentSpec):
                                        spec.observation_dtype, state_size)
 
 
-def make_replay_tables(config, spec: base.EnvironmentSpec) -> List[reverb.Table]:
+def make_replay_tables(config: ml_collections.ConfigDict,
+                       spec: base.EnvironmentSpec) -> List[reverb.Table]:
   """The replay node's tables, from `config.replay` (runs in the replay process)."""
   replay = config.replay
   return [reverb.Table(
@@ -42,4 +44,3 @@ def make_replay_tables(config, spec: base.EnvironmentSpec) -> List[reverb.Table]
           min_size_to_sample=replay.min_size_to_sample,
           error_buffer=float(replay.error_buffer)),
       signature=replay_signature(config, spec))]
-

@@ -57,8 +57,8 @@ class SequenceLayout:
     return self.unroll_length
 
 
-def table_signature(layout: SequenceLayout, observation_shape, observation_dtype,
-                    state_size: int) -> Dict[str, tf.TensorSpec]:
+def table_signature(layout: SequenceLayout, observation_shape: Sequence[int],
+                    observation_dtype, state_size: int) -> Dict[str, tf.TensorSpec]:
   length = layout.stored_length
   return {
       'observation': tf.TensorSpec([length] + list(observation_shape),

@@ -7,6 +7,7 @@ weights, Adam at 0.00048 decayed linearly, gradient clipping at 40, rewards clip
 """
 
 import numpy as np
+import ml_collections
 
 from seed_graph.algos import base
 from seed_graph.config.schema import ConfigError
@@ -66,7 +67,7 @@ LEARNER_KEYS = {
 SCHEMA = {'learner': LEARNER_KEYS}
 
 
-def check(config, spec: base.EnvironmentSpec) -> None:
+def check(config: ml_collections.ConfigDict, spec: base.EnvironmentSpec) -> None:
   """What single keys cannot say: the queue against the batch and the memory bound."""
   learner = config.learner
   if learner.batch_size % learner.minibatches:

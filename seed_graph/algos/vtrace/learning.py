@@ -14,9 +14,11 @@ a random share of its unrolls (APPO; one step on the whole batch by default).
 
 import queue
 import threading
+from typing import Any, Sequence
 
 import numpy as np
 import tensorflow as tf
+import ml_collections
 
 from seed_graph.algos import base
 from seed_graph.algos import hyperparameters as hyperparameters_lib
@@ -28,7 +30,7 @@ from seed_graph.algos.vtrace import unrolls as unrolls_lib
 class VTrace(base.Algorithm):
   """See the module docstring; `VTrace(config, context)`."""
 
-  def __init__(self, config, context: base.AlgorithmContext):
+  def __init__(self, config: ml_collections.ConfigDict, context: base.AlgorithmContext):
     self._config = config
     self._devices = context.devices
     self._stop = context.stop_event
@@ -75,7 +77,8 @@ class VTrace(base.Algorithm):
   def example_policy_inputs(self):
     return self._example_inputs
 
-  def act(self, prev_actions, rewards, dones, observations, core_state, is_eval):
+  def act(self, prev_actions: tf.Tensor, rewards: tf.Tensor, dones: tf.Tensor,
+          observations: tf.Tensor, core_state: Any, is_eval: tf.Tensor):
     outputs, new_state = self.agent.step(prev_actions, rewards, dones, observations,
                                          core_state)
     logits = outputs.policy_logits
@@ -90,13 +93,14 @@ class VTrace(base.Algorithm):
   def checkpoint_items(self):
     return {'agent': self.agent, 'optimizer': self._optimizer}
 
-  def reset(self, env_ids):
+  def reset(self, env_ids: np.ndarray):
     self._unroll_builder.reset(env_ids)
 
   def policy_inputs(self, step, new_run):
     return step.observations, step.is_eval
 
-  def record(self, step, training, prev_actions, actions, logits, states_before):
+  def record(self, step: base.InferenceStep, training: np.ndarray, prev_actions: np.ndarray,
+             actions: np.ndarray, logits: np.ndarray, states_before: Sequence[np.ndarray]):
     unrolls = self._unroll_builder.record(step.env_ids[training], {
         'prev_actions': prev_actions[training], 'rewards': step.rewards[training],
         'dones': step.dones[training], 'truncations': step.truncations[training],
@@ -138,11 +142,11 @@ class VTrace(base.Algorithm):
     steps, states = unrolls_lib.stack_unrolls(unrolls)
     return steps, tf.nest.pack_sequence_as(self._state_template, states)
 
-  def unroll(self, steps, initial_state):
+  def unroll(self, steps, initial_state: Any):
     """The agent's outputs over stacked steps, as training computes them."""
     return self._unroll_with_state(steps, initial_state)[0]
 
-  def _unroll_with_state(self, steps, initial_state):
+  def _unroll_with_state(self, steps, initial_state: Any):
     return self.agent.unroll(steps['prev_actions'], steps['rewards'], steps['dones'],
                              steps['observations'], initial_state)
 
@@ -181,7 +185,7 @@ class VTrace(base.Algorithm):
     means['learning_rate_applied'] = float(self._step_size(self._optimizer.iterations))
     return means
 
-  def _loss(self, steps, initial_state):
+  def _loss(self, steps, initial_state: Any):
     learner = self._config.learner
     outputs, final_state = self._unroll_with_state(steps, initial_state)
     terms = loss.impala_loss(

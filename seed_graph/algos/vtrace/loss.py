@@ -17,6 +17,7 @@ surrogate, not in A_t. `normalize_advantages` standardizes A_t over the batch fi
 """
 
 import collections
+from typing import Optional
 
 import tensorflow as tf
 
@@ -27,7 +28,7 @@ LossTerms = collections.namedtuple(
                   'clip_fraction', 'behaviour_kl'])
 
 
-def clip_rewards(rewards, mode: str):
+def clip_rewards(rewards: tf.Tensor, mode: str):
   """'none', 'abs_one' (clip to [-1, 1]) or 'soft_asymmetric' (SEED RL's Atari option)."""
   if mode == 'none':
     return rewards
@@ -39,10 +40,13 @@ def clip_rewards(rewards, mode: str):
   raise ValueError(f'unknown reward clipping mode {mode!r}')
 
 
-def impala_loss(learner_outputs, behaviour_logits, actions, rewards, dones, *,
-                discount, truncations=None, baseline_cost, entropy_cost, reward_clipping='none',
-                reward_scale=1.0, lambda_=1.0, clip_rho_threshold=1.0,
-                clip_pg_rho_threshold=1.0, policy_clip=0.0, normalize_advantages=False):
+def impala_loss(learner_outputs, behaviour_logits: tf.Tensor, actions: tf.Tensor,
+                rewards: tf.Tensor, dones: tf.Tensor, *, discount: float,
+                truncations: Optional[tf.Tensor] = None, baseline_cost: float,
+                entropy_cost: float, reward_clipping: str = 'none',
+                reward_scale: float = 1.0, lambda_: float = 1.0,
+                clip_rho_threshold: float = 1.0, clip_pg_rho_threshold: float = 1.0,
+                policy_clip=0.0, normalize_advantages=False):
   """Loss of one batch of unrolls.
 
   Args:
@@ -97,8 +101,9 @@ def impala_loss(learner_outputs, behaviour_logits, actions, rewards, dones, *,
                    clip_fraction, behaviour_kl)
 
 
-def _transitions(rewards, dones, truncations, values, *, discount, reward_clipping,
-                 reward_scale):
+def _transitions(rewards: tf.Tensor, dones: tf.Tensor, truncations: tf.Tensor,
+                 values: tf.Tensor, *, discount: float, reward_clipping: str,
+                 reward_scale: float):
   """The reward and discount of each transition t -> t+1, `[T, B]` each."""
   transition_rewards = reward_scale * clip_rewards(tf.cast(rewards[1:], tf.float32),
                                                   reward_clipping)
@@ -110,7 +115,7 @@ def _transitions(rewards, dones, truncations, values, *, discount, reward_clippi
   return transition_rewards, discounts
 
 
-def _entropy_and_kl(target_logits, behaviour_logits):
+def _entropy_and_kl(target_logits, behaviour_logits: tf.Tensor):
   """Mean entropy of pi (differentiable) and mean KL(mu || pi) (a statistic)."""
   log_policy = tf.nn.log_softmax(target_logits)
   entropy = tf.reduce_mean(-tf.reduce_sum(tf.exp(log_policy) * log_policy, axis=-1))
@@ -120,7 +125,7 @@ def _entropy_and_kl(target_logits, behaviour_logits):
   return entropy, behaviour_kl
 
 
-def _log_probs(logits, actions):
+def _log_probs(logits: tf.Tensor, actions: tf.Tensor):
   return -tf.nn.sparse_softmax_cross_entropy_with_logits(labels=actions, logits=logits)
 
 
@@ -137,7 +142,8 @@ def _policy_loss(target_log_probs, behaviour_log_probs, advantages, policy_clip:
   return loss, tf.reduce_mean(tf.cast(outside, tf.float32))
 
 
-def _advantages(vs, rewards, discounts, values, bootstrap_value):
+def _advantages(vs, rewards: tf.Tensor, discounts: tf.Tensor, values: tf.Tensor,
+                bootstrap_value: tf.Tensor):
   """r_t + gamma_t v_{t+1} - V(x_t), without V-trace's importance weight (stopped)."""
   vs_next = tf.concat([vs[1:], bootstrap_value[tf.newaxis]], axis=0)
   return tf.stop_gradient(rewards + discounts * vs_next - values)

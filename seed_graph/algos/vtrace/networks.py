@@ -4,6 +4,8 @@ policy-logits head and a value-baseline head."""
 import collections
 import sonnet as snt
 import tensorflow as tf
+from typing import Any, Sequence
+import ml_collections
 
 from seed_graph.algos import networks
 
@@ -23,25 +25,27 @@ class ActorCriticAgent(snt.Module):
     self._baseline_head = snt.Linear(
         1, w_init=networks.weight_init(initialization, 1.0), name='baseline')
 
-  def initial_state(self, batch_size):
+  def initial_state(self, batch_size: int):
     return self._core.initial_state(batch_size)
 
-  def torso_features(self, observations):
+  def torso_features(self, observations: tf.Tensor):
     """The torso's output for `[B, ...]` observations (for diagnostics)."""
     return self._core.torso(observations)
 
-  def _heads(self, core_output):
+  def _heads(self, core_output: tf.Tensor):
     return AgentOutput(
         policy_logits=self._policy_head(core_output),
         baseline=tf.squeeze(self._baseline_head(core_output), axis=-1))
 
-  def step(self, prev_actions, rewards, dones, observations, core_state):
+  def step(self, prev_actions: tf.Tensor, rewards: tf.Tensor, dones: tf.Tensor,
+           observations: tf.Tensor, core_state: Any):
     """One step for a batch `[B]` of environments. Returns (AgentOutput, new state)."""
     core_output, core_state = self._core.step(prev_actions, rewards, dones, observations,
                                               core_state)
     return self._heads(core_output), core_state
 
-  def unroll(self, prev_actions, rewards, dones, observations, core_state):
+  def unroll(self, prev_actions: tf.Tensor, rewards: tf.Tensor, dones: tf.Tensor,
+             observations: tf.Tensor, core_state: Any):
     """Time-major unroll over `[T, B]` inputs from `core_state` (the state before step 0).
 
     Returns (AgentOutput with `[T, B, ...]` fields, final state).
@@ -54,7 +58,8 @@ class ActorCriticAgent(snt.Module):
     return outputs, core_state
 
 
-def make_agent(network_config, observation_shape, num_actions) -> ActorCriticAgent:
+def make_agent(network_config: ml_collections.ConfigDict, observation_shape: Sequence[int],
+               num_actions: int) -> ActorCriticAgent:
   """The actor-critic agent with the torso named by `network_config.torso`."""
   del observation_shape  # Sonnet modules infer input sizes on first call.
   return ActorCriticAgent(num_actions, networks.make_torso(network_config),

@@ -16,8 +16,10 @@ import tensorflow as tf
 VTraceReturns = collections.namedtuple('VTraceReturns', ['vs', 'pg_advantages'])
 
 
-def from_importance_weights(log_rhos, discounts, rewards, values, bootstrap_value,
-                            clip_rho_threshold=1.0, clip_pg_rho_threshold=1.0, lambda_=1.0):
+def from_importance_weights(log_rhos: tf.Tensor, discounts: tf.Tensor, rewards: tf.Tensor,
+                            values: tf.Tensor, bootstrap_value: tf.Tensor,
+                            clip_rho_threshold: float = 1.0,
+                            clip_pg_rho_threshold: float = 1.0, lambda_: float = 1.0):
   """V-trace targets and policy-gradient advantages from log importance weights.
 
   Args:

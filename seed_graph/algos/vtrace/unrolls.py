@@ -58,7 +58,7 @@ class UnrollBuilder:
     """Drops these environments' partial unrolls (a new actor run)."""
     self.positions[env_ids] = 0
 
-  def record(self, env_ids, step: Dict[str, np.ndarray],
+  def record(self, env_ids: np.ndarray, step: Dict[str, np.ndarray],
              states_before: Sequence[np.ndarray]) -> List[Unroll]:
     """Appends one step for each of `env_ids`.
 

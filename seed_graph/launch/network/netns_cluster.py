@@ -32,7 +32,7 @@ def host_names(num_hosts: int) -> List[str]:
   return ['learner'] + [f'cpu{i}' for i in range(num_hosts - 1)]
 
 
-def _make_plan(network, hosts, config_path, overrides, logdir, base_port,
+def _make_plan(network, hosts, config_path, overrides, logdir: str, base_port,
                program_spec: str) -> str:
   # Validates the config: PlanError if bad.
   config, program = placement.load_program(config_path, overrides, logdir, program_spec)
@@ -48,7 +48,7 @@ def _make_plan(network, hosts, config_path, overrides, logdir, base_port,
   return path
 
 
-def _start_agents(network, hosts, plan_path, logdir,
+def _start_agents(network, hosts, plan_path, logdir: str,
                   agent_flags: Sequence[str]) -> Dict[str, subprocess.Popen]:
   env = dict(os.environ, **{transport.RUN_SECRET_VARIABLE: secrets.token_urlsafe(24)})
   agents = {}

@@ -45,7 +45,7 @@ def take_overrides(argv: Sequence[str], overrides: List[str]) -> List[str]:
 def flags_parser(overrides: List[str]) -> Callable[[List[str]], List[str]]:
   """An absl `flags_parser` for `app.run` that first takes every `--config.KEY=VALUE`
   out of argv into `overrides` (absl would refuse them as unknown flags)."""
-  def parse(argv):
+  def parse(argv: Sequence[str]):
     return flags.FLAGS(take_overrides(argv, overrides))
   return parse
 

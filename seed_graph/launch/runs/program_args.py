@@ -15,6 +15,7 @@ import sys
 from typing import Callable, List, Optional
 
 import launchpad as lp
+import ml_collections
 
 from seed_graph.config import schema as config_schema
 from seed_graph.config import import_strings
@@ -55,7 +56,7 @@ def config_keys(spec: Optional[str]) -> config_schema.Schema:
   return keys
 
 
-def build(config, spec: Optional[str]) -> lp.Program:
+def build(config: ml_collections.ConfigDict, spec: Optional[str]) -> lp.Program:
   """The program `spec` names (None: the built-in one of `config.algorithm`), after the
   config's checks; ConfigError in one line if it cannot be had."""
   if not spec:
@@ -83,7 +84,7 @@ def give_each_learner_a_logdir(program: lp.Program) -> List[str]:
   return moved
 
 
-def _own_program(config, spec: str) -> lp.Program:
+def _own_program(config: ml_collections.ConfigDict, spec: str) -> lp.Program:
   function = _function(spec)
   # The learner's keys and the program's own, whoever builds the graph.
   registry.validate_config(config, config_keys(spec))

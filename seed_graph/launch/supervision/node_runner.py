@@ -4,6 +4,7 @@
 import os
 import time
 from typing import Callable, Optional, Sequence
+import ml_collections
 
 from seed_graph.launch.supervision import console as console_lib
 from seed_graph.launch.supervision import node_commands
@@ -12,8 +13,8 @@ from seed_graph.launch.supervision import supervisor
 from seed_graph.lifecycle import launcher_watch
 
 
-def run_nodes(commands: Sequence[node_commands.NodeCommand], config,
-              learner_addresses: Sequence[str],
+def run_nodes(commands: Sequence[node_commands.NodeCommand],
+              config: ml_collections.ConfigDict, learner_addresses: Sequence[str],
               grace_seconds: float, policy: supervisor.RestartPolicy,
               console: console_lib.Console,
               stop_condition: Optional[Callable[[Sequence[status.RunStatus]],

@@ -43,10 +43,10 @@ class AgentStates:
     """Environments that have stepped at least once."""
     return int(np.count_nonzero(self.run_ids))
 
-  def gather_core_states(self, env_ids) -> List[np.ndarray]:
+  def gather_core_states(self, env_ids: np.ndarray) -> List[np.ndarray]:
     return [state[env_ids] for state in self.core_states]
 
-  def end_step(self, env_ids, actions, new_core_states):
+  def end_step(self, env_ids: np.ndarray, actions: np.ndarray, new_core_states):
     self.prev_actions[env_ids] = actions
     for state, new in zip(self.core_states, new_core_states):
       state[env_ids] = new
@@ -67,7 +67,8 @@ class EpisodeStatistics:
     self._episodes = {'train': 0, 'eval': 0}
     self._lock = threading.Lock()
 
-  def update(self, env_ids, rewards, game_overs, new_run) -> Tuple[np.ndarray, np.ndarray]:
+  def update(self, env_ids: np.ndarray, rewards: np.ndarray, game_overs: np.ndarray,
+             new_run) -> Tuple[np.ndarray, np.ndarray]:
     """Adds one step per row; returns (env ids, returns) of the episodes it ended. An
     episode here is a whole game: it ends where `game_overs` is set (a lost life that
     ended a training episode, `env.episodic_life`, does not end it)."""

@@ -22,6 +22,7 @@ from typing import Mapping, Optional, Sequence
 
 from absl import logging
 import tensorflow as tf
+import ml_collections
 
 from seed_graph.nodes.learner import agent_states
 from seed_graph.nodes.learner import checkpoints as checkpoints_lib
@@ -47,7 +48,7 @@ class Learner:
   returns per task to the statistics (`seed_graph.nodes.learner.task_statistics`); `planned_restarts`
   lets it restart when its memory grows (`seed_graph.nodes.learner.planned_restart`)."""
 
-  def __init__(self, config, make_algorithm, *algorithm_args,
+  def __init__(self, config: ml_collections.ConfigDict, make_algorithm, *algorithm_args,
                inference_port: Optional[int] = None, inference_host: str = '[::]',
                tasks: Optional[Mapping[str, Sequence[int]]] = None,
                planned_restarts: bool = False):
