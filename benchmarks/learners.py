@@ -28,7 +28,7 @@ def acting_env(config):
   learner stacks them (R2D2), `config.env` otherwise."""
   from seed_graph import envs  # pylint: disable=g-import-not-at-top
   from seed_graph.programs import registry  # pylint: disable=g-import-not-at-top
-  return envs.acting_config(config.env, registry.builder(config).stacks_frames)
+  return envs.acting_config(config.env, registry.algorithm_builder(config).stacks_frames)
 
 
 def build_learner(config, inference_port=None):
@@ -38,7 +38,7 @@ def build_learner(config, inference_port=None):
   its address."""
   from seed_graph.nodes.learner import shell as learner_lib  # pylint: disable=g-import-not-at-top
   from seed_graph.programs import registry  # pylint: disable=g-import-not-at-top
-  algorithm = registry.builder(config)
+  algorithm = registry.algorithm_builder(config)
   if not algorithm.uses_replay:
     return learner_lib.Learner(config, algorithm.algorithm,
                                inference_port=inference_port), None

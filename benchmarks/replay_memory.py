@@ -117,7 +117,7 @@ def main(argv):
   config = learners.load_config(_CONFIG.value, _OVERRIDES)
   from seed_graph.algos import r2d2  # pylint: disable=g-import-not-at-top
   from seed_graph.programs import registry  # pylint: disable=g-import-not-at-top
-  if registry.builder(config) is not r2d2.BUILDER:  # It fills R2D2's sequence table.
+  if registry.algorithm_builder(config) is not r2d2.BUILDER:  # It fills R2D2's sequence table.
     raise app.UsageError(f'--config={_CONFIG.value}: algorithm {config.algorithm!r} is '
                          'not R2D2 (this measures the memory of R2D2\'s replay)')
   print(json.dumps(fill(config, _DISTINCT_FRAMES.value)))

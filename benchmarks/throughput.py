@@ -108,7 +108,7 @@ def start_central_inference(config, actor_worker=_actor_worker, extra_args=()):
   from seed_graph.config import id_ranges  # pylint: disable=g-import-not-at-top
   from seed_graph.nodes.learner import shell as learner_lib  # pylint: disable=g-import-not-at-top
   from seed_graph.programs import registry  # pylint: disable=g-import-not-at-top
-  learner = learner_lib.Learner(config, registry.builder(config).algorithm)
+  learner = learner_lib.Learner(config, registry.algorithm_builder(config).algorithm)
   port = portpicker.pick_unused_port()
   learner.serve(port)
   stop = threading.Event()

@@ -64,15 +64,18 @@ def member_config(config: ml_collections.ConfigDict, k: int) -> ml_collections.C
 
 
 def make_program(config: ml_collections.ConfigDict) -> lp.Program:
-  if config.algorithm != 'vtrace':
-    raise sg.ConfigError(f'algorithm: the population example trains V-trace learners, '
-                         f'got {config.algorithm!r}')
+  # Members perturb and copy learner.learning_rate and learner.entropy_cost, which their
+  # algorithm must serve as hyperparameters (sg.Hyperparameters; V-trace does).
+  algorithm = sg.algorithm_builder(config)
+  if not {'learning_rate', 'entropy_cost'} <= set(config.learner):
+    raise sg.ConfigError(f'algorithm: {config.algorithm!r} has no learner.learning_rate '
+                         'and learner.entropy_cost for the population to tune')
   program = lp.Program('population')
   learners = []
   for k in range(config.population.size):
     member = member_config(config, k)
     with program.group('learner'):
-      learner = program.add_node(sg.LearnerNode(member, sg.VTrace))
+      learner = program.add_node(sg.LearnerNode(member, algorithm.algorithm))
     sg.add_actors_and_evaluators(program, learner, member)
     learners.append(learner)
 

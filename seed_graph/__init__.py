@@ -31,6 +31,7 @@ _EXPORTS = {
     'stopping': 'seed_graph.lifecycle.program_stop',
     'make_program': 'seed_graph.programs.central_inference',
     'make_torso': 'seed_graph.algos.networks',
+    'algorithm_builder': 'seed_graph.programs.registry',
     'default_config': 'seed_graph.programs.registry',
     'validate_config': 'seed_graph.programs.registry',
 }

@@ -83,7 +83,7 @@ def load_config(logdir: str) -> ml_collections.ConfigDict:
 
 def make_learner(config: ml_collections.ConfigDict) -> learner_lib.Learner:
   """The run's learner, with the newest checkpoint loaded; it never trains or serves."""
-  algorithm = registry.builder(config)
+  algorithm = registry.algorithm_builder(config)
   # Only training rows go to a replay; an evaluation sends none, so the client is never
   # used (it connects lazily).
   replay = [reverb.Client('localhost:1')] if algorithm.uses_replay else []

@@ -21,7 +21,7 @@ from seed_graph.programs.acting import add_actors_and_evaluators
 
 def make_program(config: ml_collections.ConfigDict) -> lp.Program:
   spec = registry.validate_config(config)
-  algorithm = registry.builder(config)
+  algorithm = registry.algorithm_builder(config)
   program = lp.Program(algorithm.name)
 
   learner_args = []

@@ -27,7 +27,7 @@ def built_in() -> List[str]:
                 if module.ispkg)
 
 
-def builder(config_or_name) -> AlgorithmBuilder:
+def algorithm_builder(config_or_name) -> AlgorithmBuilder:
   """The builder `config.algorithm` (or a name) names; ConfigError (one line) if none."""
   name = config_or_name if isinstance(config_or_name, str) else config_or_name.algorithm
   if '.' not in name and name not in built_in():
@@ -48,7 +48,7 @@ def schema(config: ml_collections.ConfigDict,
            program_keys: Optional[config_schema.Schema] = None) -> config_schema.Schema:
   """Every key `config`'s algorithm declares, for its environment, and the sections a
   program of one's own adds (`program_keys`: its module's `CONFIG_KEYS`)."""
-  keys = program_config.schema(config, builder(config).schema)
+  keys = program_config.schema(config, algorithm_builder(config).schema)
   clash = sorted(set(program_keys or {}) & set(keys))
   if clash:
     raise ConfigError(f'{clash[0]}: a program\'s CONFIG_KEYS may add sections, not '
@@ -60,11 +60,12 @@ def default_config(algorithm: str = 'vtrace', env: str = 'cartpole'
                    ) -> ml_collections.ConfigDict:
   """Every key of `algorithm` on environment `env`, at its default: the start of every
   preset in `seed_graph/configs/`."""
-  return program_config.defaults(env, builder(algorithm).schema, algorithm)
+  return program_config.defaults(env, algorithm_builder(algorithm).schema, algorithm)
 
 
 def validate_config(config: ml_collections.ConfigDict,
                     program_keys: Optional[config_schema.Schema] = None) -> EnvironmentSpec:
   """Raises ConfigError naming the first bad key of `config` (for its program), before
   anything starts; returns the spec of the environment its actors step."""
-  return program_config.validate(config, builder(config), schema(config, program_keys))
+  return program_config.validate(config, algorithm_builder(config),
+                                 schema(config, program_keys))
