@@ -13,8 +13,8 @@ overall ones. The tasks must share observation and action spaces; a program whos
 do not fails before launch, naming both.
 
     python -m seed_graph.launch.local --program=examples.many_tasks:make_program \\
-        --config=atari_vtrace_fast --config.tasks.env_key=game \\
-        --config.tasks.env_values="('Pong', 'Breakout')"
+        --config=atari_vtrace_fast --config.env.full_action_space=true \\
+        --config.tasks.env_key=game --config.tasks.env_values="('Pong', 'Breakout')"
     python -m seed_graph.launch.local --program=examples.many_tasks:make_program \\
         --config=examples/cartpole_tasks_config.py
 """

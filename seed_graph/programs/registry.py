@@ -7,7 +7,6 @@ exports `BUILDER`. A new built-in algorithm is a new folder there, with nothing 
 register.
 """
 
-import importlib
 import pkgutil
 from typing import List, Optional
 
@@ -17,6 +16,7 @@ from seed_graph import algos
 from seed_graph.config import schema as config_schema
 from seed_graph.algos.base import EnvironmentSpec
 from seed_graph.algos.builder import AlgorithmBuilder
+from seed_graph.config import import_strings
 from seed_graph.config.schema import ConfigError
 from seed_graph.programs import config as program_config
 
@@ -35,9 +35,9 @@ def algorithm_builder(config_or_name) -> AlgorithmBuilder:
                       'of one\'s own (e.g. examples.my_algorithm)')
   module_name = name if '.' in name else f'{algos.__name__}.{name}'
   try:
-    module = importlib.import_module(module_name)
-  except ImportError as error:
-    raise ConfigError(f'algorithm: cannot import {module_name} ({error})') from None
+    module = import_strings.import_module(module_name, 'algorithm')
+  except ValueError as error:
+    raise ConfigError(str(error)) from None
   found = getattr(module, 'BUILDER', None)
   if not isinstance(found, AlgorithmBuilder):
     raise ConfigError(f'algorithm: {module_name} has no BUILDER (an AlgorithmBuilder)')

@@ -35,8 +35,11 @@ def no_learner(config):
 
 def _launch(directory, logdir, program, *flags, timeout=300,
             config='cartpole_vtrace'):
-  command = [sys.executable, '-m', 'seed_graph.launch.local',
-             f'--config={os.path.join(helpers.REPO, config)}',
+  # A preset by name, or a file of the checkout by its path there: the command runs in
+  # the user's own directory.
+  if config.endswith('.py'):
+    config = os.path.join(helpers.REPO, config)
+  command = [sys.executable, '-m', 'seed_graph.launch.local', f'--config={config}',
              f'--logdir={logdir}', f'--program={program}', *flags]
   return subprocess.run(command, cwd=directory, capture_output=True, text=True,
                         timeout=timeout)
@@ -44,6 +47,7 @@ def _launch(directory, logdir, program, *flags, timeout=300,
 
 def test_a_program_of_ones_own_trains_and_stops_cleanly(tmp_path):
   (tmp_path / 'my_experiment.py').write_text(_MY_PROGRAM)
+  (tmp_path / 'my_broken_experiment.py').write_text('def make_program(config)\n')
   logdir = tmp_path / 'run'
   result = _launch(tmp_path, logdir, 'my_experiment:make_program',
                    '--config.total_environment_frames=6000', *helpers.SMALL_VTRACE_FLAGS)
@@ -59,6 +63,7 @@ def test_a_program_of_ones_own_trains_and_stops_cleanly(tmp_path):
       ('my_experiment:absent', "'my_experiment' has no function 'absent'"),
       ('my_experiment:no_learner', 'the program has no seed_graph LearnerNode'),
       ('elsewhere:make_program', "cannot import 'elsewhere'"),
+      ('my_broken_experiment:make_program', "'my_broken_experiment' does not parse: "),
       ('make_program', "expected 'package.module:function'")):
     refused = _launch(tmp_path, tmp_path / 'refused', program, timeout=120)
     assert refused.returncode == 2, refused.stderr[-2000:]
