@@ -21,7 +21,14 @@ def test_a_second_holder_is_refused_naming_the_first(tmp_path):
                      rf'on .*, started {holder["started"]}\)'):
     logdir_lock.LogdirLock(str(tmp_path)).acquire()
   first.release()
-  assert 'from a launcher that is gone' in logdir_lock.LogdirLock(str(tmp_path)).acquire()
+  assert logdir_lock.LogdirLock(str(tmp_path)).acquire() is None  # Released: nothing to say.
+
+
+def test_a_holder_that_ends_normally_leaves_no_record_behind(tmp_path):
+  code = ('import sys; from seed_graph.launch.runs import logdir_lock; '
+          f'logdir_lock.LogdirLock({str(tmp_path)!r}).acquire(); sys.exit(0)')
+  subprocess.run([sys.executable, '-c', code], check=True)
+  assert logdir_lock.LogdirLock(str(tmp_path)).acquire() is None
 
 
 def test_a_dead_holders_lock_is_taken_over_and_said_so(tmp_path):

@@ -2,12 +2,14 @@
 
 The lock is an advisory `flock` on that file, which the kernel drops when its holder
 dies, however it dies; the file also names the holder (pid, host, start time) for the
-one-line refusal a second launcher gets. A file left by a holder that is gone is taken
-over, and said so. A multi-host agent locks `<logdir>/launcher-<host>.lock`, so the hosts
+one-line refusal a second launcher gets. A holder that ends normally (its program done,
+Ctrl-C, SIGTERM) empties the file as it goes; one that names a holder is left by a
+launcher that did not (SIGKILL, a crash, the machine gone), and is taken over, saying so. A multi-host agent locks `<logdir>/launcher-<host>.lock`, so the hosts
 of one run can share a logdir and two agents of one host cannot. Only local logdirs are
 locked (a bucket has no `flock`).
 """
 
+import atexit
 import fcntl
 import json
 import os
@@ -29,6 +31,7 @@ class LogdirLock:
   def __init__(self, logdir: str, host: Optional[str] = None):
     self.path = lock_path(logdir, host)
     self._file: Optional[TextIO] = None
+    self._owner: Optional[int] = None
 
   def acquire(self) -> Optional[str]:
     if '://' in self.path:
@@ -48,14 +51,21 @@ class LogdirLock:
                'started': time.strftime('%Y-%m-%d %H:%M:%S')}, file)
     file.flush()
     self._file = file
+    self._owner = os.getpid()  # Not a forked child, which would inherit the exit hook.
+    atexit.register(self.release)
     if previous:
       return (f'took over {self.path} from a launcher that is gone '
               f'({_describe(previous)})')
     return None
 
   def release(self) -> None:
+    """Empties the holder's record, then drops the lock (closing drops the flock)."""
+    if self._file and os.getpid() == self._owner:
+      self._file.seek(0)
+      self._file.truncate()
+      self._file.flush()
     if self._file:
-      self._file.close()  # Closing drops the flock.
+      self._file.close()
       self._file = None
 
 
