@@ -26,9 +26,13 @@ this machine instead, in the foreground until the program ends or Ctrl-C
 import os
 import shlex
 import sys
-from typing import List, Sequence
+from typing import List, NoReturn, Sequence
 
-from absl import app
+# Loading a config imports TensorFlow, whose CUDA probing would print a screenful on
+# every command; this launcher needs no TensorFlow device.
+os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
+
+from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
 
 from seed_graph.launch.cloud import cluster_steps
@@ -75,7 +79,7 @@ def _cluster() -> cluster_steps.Cluster:
   missing = [name for name, flag in (('project', _PROJECT), ('zone', _ZONE),
                                      ('run_id', _RUN_ID)) if not flag.value]
   if missing:
-    raise app.UsageError('missing --' + ', --'.join(missing))
+    _usage('missing --' + ', --'.join(missing))
   return cluster_steps.Cluster(
       project=_PROJECT.value, zone=_ZONE.value, run_id=_RUN_ID.value,
       actor_hosts=_ACTOR_HOSTS.value, actor_machine_type=_ACTOR_MACHINE.value,
@@ -83,10 +87,16 @@ def _cluster() -> cluster_steps.Cluster:
       spot=_SPOT.value, base_port=_BASE_PORT.value)
 
 
+def _usage(message: str) -> NoReturn:
+  """A usage error: one line and exit code 2, as the other launchers' bad input."""
+  print(f'error: {message}', file=sys.stderr, flush=True)
+  sys.exit(2)
+
+
 def _steps(command: str, cluster: cluster_steps.Cluster) -> List[cluster_steps.Step]:
   if command == 'up':
     if not _CONFIG.value or not _LOGDIR.value:
-      raise app.UsageError('up needs --config and --logdir')
+      _usage('up needs --config and --logdir')
     if _RESTART_HOST.value:
       return cluster_steps.start_agent_steps(cluster, [_RESTART_HOST.value])
     return cluster_steps.up_steps(cluster, _CONFIG.value, _OVERRIDES, _LOGDIR.value,
@@ -96,12 +106,12 @@ def _steps(command: str, cluster: cluster_steps.Cluster) -> List[cluster_steps.S
 
 def _netns_up(argv: Sequence[str]) -> int:
   if argv[1] != 'up' or _DRY_RUN.value or _RESTART_HOST.value:
-    raise app.UsageError('--backend=netns runs `up` in the foreground (Ctrl-C stops it); '
+    _usage('--backend=netns runs `up` in the foreground (Ctrl-C stops it); '
                          'status, logs, stop, down, --dry_run and --restart_host are for gcloud')
   if not _CONFIG.value or not _LOGDIR.value:
-    raise app.UsageError('up needs --config and --logdir')
+    _usage('up needs --config and --logdir')
   if os.geteuid() != 0:
-    raise app.UsageError('--backend=netns needs root (ip netns)')
+    _usage('--backend=netns needs root (ip netns)')
   # Here, not at the top: it builds the program (TensorFlow), which gcloud commands need not.
   from seed_graph.launch.network import netns_cluster  # pylint: disable=g-import-not-at-top
   return netns_cluster.up(_CONFIG.value, _OVERRIDES, _LOGDIR.value, _HOSTS.value,
@@ -110,7 +120,7 @@ def _netns_up(argv: Sequence[str]) -> int:
 
 def main(argv: Sequence[str]):
   if len(argv) != 2 or argv[1] not in COMMANDS:
-    raise app.UsageError(f'one command: {" | ".join(COMMANDS)}')
+    _usage(f'one command: {" | ".join(COMMANDS)}')
   if _BACKEND.value == 'netns':
     return _netns_up(argv)
   cluster = _cluster()

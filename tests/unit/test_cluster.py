@@ -40,3 +40,16 @@ def test_restart_stop_and_down_touch_what_they_say():
   for name in ('sg-pong1-cpu0 sg-pong1-cpu1', 'sg-pong1-learner',
                'firewall-rules delete sg-pong1'):
     assert name in down
+
+
+def test_a_usage_error_is_one_line_and_exit_code_2():
+  for args, message in (
+      (['status', '--backend=netns'], '--backend=netns runs `up` in the foreground'),
+      (['launch', *_WHERE], 'one command: up | '),
+      (['status'], 'missing --project, --zone, --run_id'),
+      (['up', *_WHERE], 'up needs --config and --logdir')):
+    result = subprocess.run([sys.executable, '-m', 'seed_graph.launch.cluster', *args],
+                            cwd=helpers.REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert result.stdout == '' and result.stderr.startswith(f'error: {message}'), args
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr[-2000:]
