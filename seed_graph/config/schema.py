@@ -220,13 +220,19 @@ def apply_override(config: ml_collections.ConfigDict, schema: Schema,
     try:
       value = keys[dotted].parse(text)
     except (ValueError, SyntaxError) as error:
-      raise ConfigError(f'{dotted}: {error}') from None
+      kind = getattr(keys[dotted].type, '__name__', str(keys[dotted].type))
+      raise ConfigError(f'{dotted}: {text!r} is not {_article(kind)} {kind} '
+                        f'({error})') from None
   *path, leaf = dotted.split('.')
   parent = config
   for part in path:
     parent = parent[part]
   with parent.ignore_type():
     parent[leaf] = value
+
+
+def _article(word: str) -> str:
+  return 'an' if word[:1] in 'aeiou' else 'a'
 
 
 def describe(config: ml_collections.ConfigDict, schema: Schema) -> str:

@@ -3,6 +3,8 @@ protocol: sticky actions, frame skip with max-pooling of the last two frames, 84
 grayscale, random no-op starts, the full action set and a cap on episode length in
 frames."""
 
+import difflib
+
 import gymnasium
 from gymnasium.wrappers import AtariPreprocessing
 import ml_collections
@@ -51,8 +53,10 @@ def games():
 
 def validate_config(env_config: ml_collections.ConfigDict):
   if env_config.game not in games():
+    close = difflib.get_close_matches(str(env_config.game), games(), n=1, cutoff=0.6)
+    hint = f'did you mean {close[0]!r}? ' if close else ''
     raise ValueError(f'env.game={env_config.game!r} is not an Atari game known to ale-py; '
-                     f'valid: {", ".join(games())}')
+                     f'{hint}valid: {", ".join(games())}')
 
 
 def make_environment(env_config: ml_collections.ConfigDict, seed: int):

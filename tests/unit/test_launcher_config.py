@@ -24,15 +24,28 @@ def test_launcher_config_errors_are_one_line_and_name_the_closest_key(tmp_path):
       ('--config.learner.learning_rat=0.1', '--config.learner.learning_rat: no such key; '
        'did you mean learner.learning_rate? (in cartpole_vtrace)'),
       ('--config.envv.name=x', 'did you mean env.name?'),
-      ('--config.learner.batch_size=abc', '--config.learner.batch_size: invalid literal'),
+      ('--config.learner.batch_size=abc', "--config.learner.batch_size: 'abc' is not an int "),
       ('--config.learner.batch_size=-1', 'learner.batch_size: must be positive, got -1'),
+      ('--config=cartpole_vtrase', "--config=cartpole_vtrase: no preset of that name; did "
+       'you mean cartpole_vtrace?'),
   ]
   for flag, message in cases:
-    result = helpers.run_launch(logdir, flag, timeout=120)
+    flags = [flag] if flag.startswith('--config.') else []
+    config = flag.split('=', 1)[1] if not flags else 'cartpole_vtrace'
+    result = helpers.run_launch(logdir, *flags, config=config, timeout=120)
     assert result.returncode == 2, (flag, result.stderr[-2000:])
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith('error: ') and message in lines[0], lines
   assert not os.path.exists(logdir)
+
+
+def test_a_misspelt_atari_game_is_named_with_the_closest_one(tmp_path):
+  result = helpers.run_launch(tmp_path / 'never_created', '--config.env.game=Pongg',
+                              config='atari_vtrace_fast', timeout=120)
+  assert result.returncode == 2, result.stderr[-2000:]
+  (line,) = result.stderr.strip().splitlines()
+  assert line.startswith("error: env.game='Pongg' is not an Atari game known to ale-py; did "
+                         "you mean 'Pong'? valid: Adventure, ")
 
 
 def test_print_config_shows_overrides_and_launches_nothing(tmp_path):
