@@ -33,6 +33,7 @@ import ml_collections
 from seed_graph.config import record as config_record
 from seed_graph.config import schema as config_schema
 from seed_graph.launch.runs import config_args
+from seed_graph.launch.runs import end_of_run
 from seed_graph.launch.runs import logdir_lock
 from seed_graph.launch.runs import program_args
 from seed_graph.launch.runs import tensorflow_environment
@@ -201,9 +202,18 @@ def main(argv: Sequence[str]):
   # The inference edge serves only streams that carry this (nodes inherit it); a
   # launcher that starts nodes elsewhere passes its own.
   os.environ.setdefault(transport.RUN_SECRET_VARIABLE, secrets.token_urlsafe(24))
+  sys.exit(_run(program, config))
+
+
+def _run(program: lp.Program, config: ml_collections.ConfigDict) -> int:
+  """Runs the program to its end; says how it ended and what to run next."""
+  code = 0
   if _LAUNCH_TYPE.value == 'local_mp':
-    sys.exit(run_supervised(program, config))
-  lp.launch(program, launch_type='local_mt').wait()
+    code = run_supervised(program, config)
+  else:
+    lp.launch(program, launch_type='local_mt').wait()
+  print(end_of_run.summary(config.logdir, config.total_environment_frames), flush=True)
+  return code
 
 
 if __name__ == '__main__':

@@ -53,6 +53,7 @@ def test_a_program_of_ones_own_trains_and_stops_cleanly(tmp_path):
                    '--config.total_environment_frames=6000', *helpers.SMALL_VTRACE_FLAGS)
   assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
   assert 'launching my_vtrace: 4 nodes' in result.stdout
+  assert result.stdout.strip().splitlines()[-1].startswith('finished: ')
   final = helpers.read_metrics(logdir)[-1]
   assert final['frames'] >= 6000 and final['learner_steps'] > 0
   assert helpers.latest_checkpoint(logdir)  # It stopped the normal way, saving.
