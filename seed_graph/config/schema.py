@@ -220,9 +220,10 @@ def apply_override(config: ml_collections.ConfigDict, schema: Schema,
     try:
       value = keys[dotted].parse(text)
     except (ValueError, SyntaxError) as error:
-      kind = getattr(keys[dotted].type, '__name__', str(keys[dotted].type))
-      raise ConfigError(f'{dotted}: {text!r} is not {_article(kind)} {kind} '
-                        f'({error})') from None
+      if keys[dotted].type in (int, float):  # Python's own words name neither.
+        kind = keys[dotted].type.__name__
+        raise ConfigError(f'{dotted}: {text!r} is not {_article(kind)} {kind}') from None
+      raise ConfigError(f'{dotted}: {error}') from None
   *path, leaf = dotted.split('.')
   parent = config
   for part in path:

@@ -24,6 +24,5 @@ def get_config():
   config.inference.timeout_us = 10_000
   config.inference.jit_compile = False        # XLA's CPU convolutions cost more than oneDNN's.
   config.logging.interval_seconds = 30.0
-  config.logging.eval_return_window = 10      # 2 evaluation games end few episodes.
   config.logging.checkpoint_interval_seconds = 600.0  # Each saves the replay too.
   return config

@@ -29,5 +29,4 @@ def get_config():
   config.inference.jit_compile = False        # XLA's CPU convolutions cost 4x oneDNN's
                                               # (benchmarks/inference_call.py).
   config.logging.interval_seconds = 30.0
-  config.logging.eval_return_window = 10      # 2 evaluation games end ~3 episodes a minute.
   return config

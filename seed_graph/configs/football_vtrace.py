@@ -28,5 +28,4 @@ def get_config():
   config.learner.entropy_cost = 0.003
   config.learner.reward_clipping = 'none'     # Scoring rewards are already in [-1, 1].
   config.logging.interval_seconds = 30.0
-  config.logging.eval_return_window = 10      # Full games are 3,000 steps long.
   return config

@@ -61,8 +61,9 @@ COMMON_SCHEMA = {
     'logging': {
         'interval_seconds': Key(5.0, 'Seconds between metrics.jsonl lines.', positive),
         'return_window': Key(100, 'Training episodes in each mean return.', positive),
-        'eval_return_window': Key(100, 'Evaluation episodes in each mean return.',
-                                  positive),
+        'eval_return_window': Key(10, 'Evaluation episodes in each mean return: few, '
+                                  'since evaluators play few episodes and a longer '
+                                  'window would average over most of the run.', positive),
         'checkpoint_interval_seconds': Key(120.0, 'Seconds between checkpoints; a stop '
                                            '(Ctrl-C, SIGTERM, the end) also saves.',
                                            positive),
