@@ -197,6 +197,7 @@ def main(argv: Sequence[str]):
         flush=True)
   if config.network.torso != 'mlp':
     _print_if(precision.describe(config.network, config.onednn))
+  _print_if(end_of_run.resuming(config.logdir))
   flags.FLAGS.lp_termination_notice_secs = _STOP_GRACE.value  # This process's manager.
   tensorflow_environment.set_for_nodes(config.onednn)
   # The inference edge serves only streams that carry this (nodes inherit it); a

@@ -31,6 +31,13 @@ def test_a_stopped_run_says_where_it_stopped_and_that_the_command_resumes(tmp_pa
       'checkpoints/ckpt-7; the same command resumes it')
 
 
+def test_a_resumed_run_says_from_which_checkpoint(tmp_path):
+  logdir = _run(tmp_path, 123_456)
+  assert end_of_run.resuming(logdir) == (
+      f'resuming from {logdir}/checkpoints/ckpt-7 (its last metrics: 123k frames)')
+  assert end_of_run.resuming(str(tmp_path / 'new')) is None
+
+
 def test_a_run_that_saved_nothing_says_so(tmp_path):
   assert end_of_run.summary(_run(tmp_path, 1_000, checkpoint=None), 500_000).startswith(
       'stopped before the learner saved a checkpoint')

@@ -1,6 +1,7 @@
-"""What the launcher says as a run ends: how far it got, what it scored, what was saved,
-and what to run next (evaluate a finished run; the same command resumes a stopped one).
-Read from the run's own files, so it says the same whatever ended it."""
+"""What the launcher says as a run ends (how far it got, what it scored, what was saved,
+and what to run next: evaluate a finished run; the same command resumes a stopped one)
+and as one resumes (from which checkpoint). Read from the run's own files, so it says
+the same whatever ended it."""
 
 import os
 import re
@@ -33,6 +34,16 @@ def _count(frames: int) -> str:
 def _score(record: dict, key: str) -> str:
   value = record.get(key)
   return '-' if value is None else f'{value:.4g}'
+
+
+def resuming(logdir: str) -> Optional[str]:
+  """'resuming from <checkpoint> ...' for a logdir that holds one; None for a new run."""
+  checkpoint = newest_checkpoint(logdir)
+  if not checkpoint:
+    return None
+  last = metrics_lib.last_record(logdir)
+  where = f' (its last metrics: {_count(int(last["frames"]))} frames)' if last else ''
+  return f'resuming from {checkpoint}{where}'
 
 
 def summary(logdir: str, total_frames: int) -> str:
