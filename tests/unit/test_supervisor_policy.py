@@ -234,3 +234,19 @@ def test_the_programs_node_types_declare_their_roles(tmp_path):
   commands = node_commands.program_commands(central_inference.make_program(config))
   assert {c.group: c.role for c in commands} == {
       'replay': 'store', 'learner': 'learner', 'actor': 'acting', 'evaluator': 'acting'}
+
+
+def test_a_learner_that_fails_as_it_starts_stops_the_program_at_once(tmp_path, capsys):
+  # An exception in its construction: it would fail the same way every time.
+  failing = node_commands.NodeCommand(
+      'learner/0', 'learner',
+      (sys.executable, '-c', 'import time; time.sleep(0.3); raise TypeError("bad argument")'),
+      {}, 'learner')
+  start = time.time()
+  assert _run(tmp_path, [failing, _command(tmp_path, 'actor/0')]) == 1
+  assert time.time() - start < 10
+  output = capsys.readouterr().out
+  assert ('FAILED: learner/0 failed as it started, before it was up: TypeError: bad '
+          'argument (not restarted') in output
+  assert 'restarting it' not in output
+  assert restarts.read(str(tmp_path)) == {}

@@ -1,9 +1,10 @@
-"""One node's process, started (and restarted) from its command by `seed_graph.launch.supervision.supervisor`.
+"""One node's process, started (and restarted) from its command by
+`seed_graph.launch.supervision.supervisor`.
 
 Its output (stdout and stderr) goes to `<logdir>/logs/<group>_<index>.log`, appended
-across restarts, and what a person must see of it (`seed_graph.launch.supervision.console`) to the console,
-each line prefixed with the node's name. It runs in
-a session of its own, so a Ctrl-C in the terminal reaches the launcher only, and the
+across restarts, and what a person must see of it
+(`seed_graph.launch.supervision.console`) to the console, each line prefixed with the
+node's name. It runs in a session of its own, so a Ctrl-C in the terminal reaches the launcher only, and the
 launcher stops nodes in order.
 """
 
@@ -34,6 +35,7 @@ class NodeProcess:
     self._process: Optional[subprocess.Popen] = None
     self._pump: Optional[threading.Thread] = None
     self.started_at = 0.0
+    self._log_start = 0  # Where this run's output begins in the log.
 
   @property
   def name(self) -> str:
@@ -48,6 +50,7 @@ class NodeProcess:
     env[NODE_NAME_VARIABLE] = self.name  # Lets tools (and tests) tell the nodes apart.
     # Where the node writes its output itself if this launcher dies (launcher_watch).
     env[launcher_watch.NODE_LOG_VARIABLE] = os.path.abspath(self.log_path)
+    self._log_start = os.path.getsize(self.log_path) if os.path.exists(self.log_path) else 0
     self._process = subprocess.Popen(
         self.command.argv, env=env,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
@@ -85,6 +88,23 @@ class NodeProcess:
       except (psutil.NoSuchProcess, ProcessLookupError):
         pass
     self._process.wait()
+
+  def uncaught_exception(self) -> Optional[str]:
+    """The exception line ('TypeError: ...') of the Python traceback this run of the node
+    ended with, if it ended with one; else None (a signal, an exit code of its own)."""
+    self.finish_output(2.0)
+    try:
+      with open(self.log_path, 'rb') as log:
+        log.seek(self._log_start)
+        text = log.read().decode(errors='replace')
+    except OSError:
+      return None
+    _, traceback_seen, after = text.rpartition('Traceback (most recent call last):')
+    if not traceback_seen:
+      return None
+    lines = [line for line in after.splitlines() if line.strip()]
+    last = [line for line in lines if not line.startswith((' ', '\t'))]
+    return last[-1].strip() if last else None
 
   def finish_output(self, timeout: float = 5.0):
     """Waits until the node's last output line is written (after it exited)."""

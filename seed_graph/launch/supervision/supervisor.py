@@ -186,12 +186,15 @@ class Supervisor:
       self._request_stop('the learner finished')
       return
     if node.command.role == 'learner' and code == planned_restart.PLANNED_RESTART_EXIT_CODE:
-      # It saved and asked to be started again (seed_graph.nodes.learner.planned_restart): not a crash.
+      # It saved and asked to be started again (seed_graph.nodes.learner.planned_restart):
+      # not a crash.
       state.restart_at = time.time()
       self._say(f'{node.name} restarts as planned (its memory grew); it resumes from the '
                 'checkpoint it has just written')
       return
     acting = node.command.role == 'acting'
+    if not acting and self._failed_as_it_started(node, state):
+      return
     from_outside = code < 0 and -code in OUTSIDE_SIGNALS
     if acting and from_outside:
       state.quick_exits = 0  # Not the node's fault: restart it soon.
@@ -214,6 +217,20 @@ class Supervisor:
     state.restart_at = time.time() + delay
     self._write_restarts()
     self._say(f'{what}; restarting it in {delay:g} s (restart {state.restarts} of this node)')
+
+  def _failed_as_it_started(self, node: node_process.NodeProcess, state: _NodeState) -> bool:
+    """A learner or replay whose first run ends in a Python exception before it was ever
+    up (its construction, its config, an import) would fail the same way again: the
+    program stops at once, saying why, instead of retrying."""
+    if state.restarts or node.uptime() >= self._policy.healthy_seconds:
+      return False
+    error = node.uncaught_exception()
+    if error is None:
+      return False
+    self._request_stop('a node failed as it started', failure=(
+        f'{node.name} failed as it started, before it was up: {error} (not restarted: '
+        f'it would fail the same way); see {node.log_path}'))
+    return True
 
   def _write_restarts(self):
     counts = collections.Counter(self._earlier_restarts)
