@@ -193,7 +193,7 @@ class Supervisor:
                 'checkpoint it has just written')
       return
     acting = node.command.role == 'acting'
-    if not acting and self._failed_as_it_started(node, state):
+    if not acting and code == 1 and self._failed_as_it_started(node, state):
       return
     from_outside = code < 0 and -code in OUTSIDE_SIGNALS
     if acting and from_outside:
@@ -219,9 +219,10 @@ class Supervisor:
     self._say(f'{what}; restarting it in {delay:g} s (restart {state.restarts} of this node)')
 
   def _failed_as_it_started(self, node: node_process.NodeProcess, state: _NodeState) -> bool:
-    """A learner or replay whose first run ends in a Python exception before it was ever
-    up (its construction, its config, an import) would fail the same way again: the
-    program stops at once, saying why, instead of retrying."""
+    """A learner or replay whose first run ends in a Python exception (exit code 1, a
+    traceback) before it was ever up (its construction, its config, an import) would
+    fail the same way again: the program stops at once, saying why, instead of
+    retrying."""
     if state.restarts or node.uptime() >= self._policy.healthy_seconds:
       return False
     error = node.uncaught_exception()
