@@ -21,10 +21,9 @@ import tensorflow as tf
 from seed_graph import envs
 from seed_graph.algos import learner_devices
 from seed_graph.algos.r2d2 import learning as r2d2_learner
-from seed_graph.algos.r2d2 import replay as r2d2_replay
-from seed_graph.algos.vtrace import learning as vtrace_learner
 from seed_graph.inference import messages
 from seed_graph.nodes.learner import shell as learner_lib
+from seed_graph.programs import registry
 from tests import helpers
 
 
@@ -32,8 +31,14 @@ def _config(algorithm, inference, training, logdir):
   overrides = {'learner.inference_devices': inference,
                'learner.training_devices': training,
                'learner.batch_size': 2 * training, 'learner.queue_capacity': 64}
-  if algorithm == 'vtrace':
-    return helpers.small_cartpole_config(logdir, **overrides)
+  return _SMALL_CONFIGS[algorithm](logdir, overrides)
+
+
+def _small_vtrace_config(logdir, overrides):
+  return helpers.small_cartpole_config(logdir, **overrides)
+
+
+def _small_r2d2_config(logdir, overrides):
   from seed_graph.configs import cartpole_r2d2  # pylint: disable=g-import-not-at-top
   config = cartpole_r2d2.get_config()
   config.logdir = logdir
@@ -112,20 +117,23 @@ def _rows_come_back_in_batch_order(devices) -> bool:
   return bool(applied) and np.array_equal(rows['x'].numpy(), batch)
 
 
+_SMALL_CONFIGS = {'vtrace': _small_vtrace_config, 'r2d2': _small_r2d2_config}
+_TRAINING_INPUTS = {'vtrace': _vtrace_training_inputs, 'r2d2': _r2d2_training_inputs}
+
+
 def main(algorithm, inference, training, logdir, num_steps=3):
   config = _config(algorithm, inference, training, logdir)
   # Before the replay server below, which starts TensorFlow in this process.
   learner_devices.make_learner_devices(config.learner)
   rng = np.random.default_rng(0)
-  server = None
-  if algorithm == 'vtrace':
-    learner = learner_lib.Learner(config, vtrace_learner.VTrace)
-    training_inputs = _vtrace_training_inputs
-  else:
-    server = reverb.Server(r2d2_replay.make_replay_tables(config, envs.read_spec(config.env)), port=None)
-    learner = learner_lib.Learner(config, r2d2_learner.R2D2,
-                                  reverb.Client(f'localhost:{server.port}'))
-    training_inputs = _r2d2_training_inputs
+  server, replay = None, []
+  built = registry.algorithm_builder(config)
+  if built.uses_replay:
+    server = reverb.Server(built.replay_tables(config, envs.read_spec(config.env)),
+                           port=None)
+    replay = [reverb.Client(f'localhost:{server.port}')]
+  learner = learner_lib.Learner(config, built.algorithm, *replay)
+  training_inputs = _TRAINING_INPUTS[algorithm]
   report = {'inference_devices': learner.devices.inference_devices,
             'training_devices': learner.devices.training_devices, 'steps': [],
             'rows_in_batch_order': _rows_come_back_in_batch_order(learner.devices)}

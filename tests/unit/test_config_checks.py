@@ -6,12 +6,16 @@ import ml_collections
 import pytest
 
 from seed_graph.configs import atari_vtrace
+from seed_graph.configs import cartpole_r2d2
 from seed_graph.configs import cartpole_vtrace
 from seed_graph.config import schema as config_schema
 from seed_graph.config.schema import ConfigError
 from seed_graph.programs import registry
 from seed_graph.programs import central_inference
 from tests import helpers
+
+
+_PRESETS = {'vtrace': cartpole_vtrace, 'r2d2': cartpole_r2d2}
 
 
 def _config(tmp_path):
@@ -129,8 +133,7 @@ def test_pipelined_groups_need_only_one_group_per_inference_batch(tmp_path):
 @pytest.mark.parametrize('algorithm', ['vtrace', 'r2d2'])
 @pytest.mark.parametrize('bad', [float('nan'), float('inf'), float('-inf')])
 def test_every_numeric_key_must_be_finite(tmp_path, algorithm, bad):
-  from seed_graph.configs import cartpole_r2d2  # pylint: disable=g-import-not-at-top
-  module = cartpole_vtrace if algorithm == 'vtrace' else cartpole_r2d2
+  module = _PRESETS[algorithm]
   keys = [dotted for dotted, key in config_schema.flat(registry.schema(
       module.get_config())).items() if key.type is float]
   assert 'learner.learning_rate' in keys and 'logging.checkpoint_interval_seconds' in keys
@@ -151,8 +154,7 @@ def test_every_numeric_key_must_be_finite(tmp_path, algorithm, bad):
 ])
 @pytest.mark.parametrize('algorithm', ['vtrace', 'r2d2'])
 def test_ranges_that_used_to_launch(tmp_path, algorithm, key, value, needle):
-  from seed_graph.configs import cartpole_r2d2  # pylint: disable=g-import-not-at-top
-  module = cartpole_vtrace if algorithm == 'vtrace' else cartpole_r2d2
+  module = _PRESETS[algorithm]
   config = module.get_config()
   config.logdir = str(tmp_path)
   *parents, leaf = key.split('.')
@@ -166,8 +168,7 @@ def test_ranges_that_used_to_launch(tmp_path, algorithm, key, value, needle):
 
 @pytest.mark.parametrize('algorithm', ['vtrace', 'r2d2'])
 def test_feed_forward_agents_are_valid(tmp_path, algorithm):
-  from seed_graph.configs import cartpole_r2d2  # pylint: disable=g-import-not-at-top
-  module = cartpole_vtrace if algorithm == 'vtrace' else cartpole_r2d2
+  module = _PRESETS[algorithm]
   config = module.get_config()
   config.logdir, config.network.lstm_size = str(tmp_path), 0
   registry.validate_config(config)
@@ -189,8 +190,7 @@ def test_feed_forward_agents_are_valid(tmp_path, algorithm):
 ])
 @pytest.mark.parametrize('algorithm', ['vtrace', 'r2d2'])
 def test_device_split_is_checked_before_launch(tmp_path, algorithm, overrides, needle):
-  from seed_graph.configs import cartpole_r2d2  # pylint: disable=g-import-not-at-top
-  module = cartpole_vtrace if algorithm == 'vtrace' else cartpole_r2d2
+  module = _PRESETS[algorithm]
   config = module.get_config()
   config.logdir = str(tmp_path)
   for dotted, value in overrides.items():
