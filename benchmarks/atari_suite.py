@@ -19,7 +19,10 @@ Runs one training at a time (`python -m seed_graph.launch.local`, output in
 was interrupted (Ctrl-C or `kill` here stops the current run in order, saving)
 resumes from its checkpoint the next time, so the suite can be run again until it is
 complete; so does one ended abruptly (SIGKILL, the machine gone), from its last periodic
-checkpoint (`logging.checkpoint_interval_seconds`). The default root, `runs/atari`, is
+checkpoint (`logging.checkpoint_interval_seconds`). With `--frozen_code` each launch runs
+a copy of the committed HEAD (`runs/code/<commit>`), which edits to the checkout cannot
+reach while it trains: develop beside a long run, commit, and the next launch takes the
+new commit. The default root, `runs/atari`, is
 inside the checkout and ignored by git, so the runs travel with the working tree. Each
 launch appends the checkout's commit to `<run>/suite.json`, and a run resumed with a
 different `--frames` records the change there (the learning rate decays linearly to 0 at
@@ -43,6 +46,7 @@ from absl import app
 from absl import flags
 
 from benchmarks import atari_report
+from benchmarks import code_snapshots
 from seed_graph.launch.runs import config_args
 
 _CONFIG = flags.DEFINE_string('config', 'atari_cleanrl_vtrace',
@@ -58,6 +62,10 @@ _REPORT_ONLY = flags.DEFINE_bool('report_only', False, 'Write the page; train no
 _VARIANT = flags.DEFINE_string('variant', '', 'A name for a setting other than the '
                                'config as it is (its --config.KEY=VALUE overrides): part '
                                'of each run\'s directory, a row of its own on the page.')
+_FROZEN = flags.DEFINE_bool(
+    'frozen_code', False, 'Train from a copy of the committed HEAD (runs/code/<commit>), '
+    'so that editing the checkout meanwhile cannot reach the run: its nodes start again '
+    'from the code it started with after a crash or a planned restart.')
 _OVERRIDES = []  # The KEY=VALUE of every --config.KEY=VALUE, in order.
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -83,7 +91,7 @@ def _suite_record(logdir: str) -> Optional[dict]:
     return json.load(f)
 
 
-def _record_launch(logdir: str, game: str, seed: int) -> None:
+def _record_launch(logdir: str, game: str, seed: int, commit: str) -> None:
   record = _suite_record(logdir)
   if record is None:
     record = {'config': config_args.setting_name(_CONFIG.value), 'overrides': _OVERRIDES,
@@ -94,7 +102,7 @@ def _record_launch(logdir: str, game: str, seed: int) -> None:
         {'at_frames': atari_report.frames_trained(logdir), 'from': record['frames'],
          'to': _FRAMES.value})
     record['frames'] = _FRAMES.value
-  record['launches'].append({'commit': _commit(), 'time': time.strftime('%Y-%m-%d %H:%M'),
+  record['launches'].append({'commit': commit, 'time': time.strftime('%Y-%m-%d %H:%M'),
                              'overrides': _OVERRIDES})
   with open(os.path.join(logdir, atari_report.SUITE_FILE), 'w') as f:
     json.dump(record, f, indent=1)
@@ -118,16 +126,25 @@ def run_dir(game: str, seed: int) -> str:
 
 def train(game: str, seed: int) -> int:
   """Trains (or resumes) one run to the budget; the launcher's exit code."""
-  logdir = run_dir(game, seed)
+  logdir = os.path.abspath(run_dir(game, seed))
   os.makedirs(logdir, exist_ok=True)
-  _record_launch(logdir, game, seed)
-  command = [sys.executable, '-m', 'seed_graph.launch.local', f'--config={_CONFIG.value}',
+  commit, tree, env = _commit(), None, dict(os.environ)
+  config = _CONFIG.value  # A preset's name, or a file: then by its path from here.
+  if config.endswith('.py'):
+    config = os.path.abspath(config)
+  if _FROZEN.value:
+    commit, tree = code_snapshots.frozen_head(os.path.join(REPO, 'runs', 'code'))
+    env['PYTHONPATH'] = os.pathsep.join([tree, *filter(None, [env.get('PYTHONPATH')])])
+  _record_launch(logdir, game, seed, commit)
+  command = [sys.executable, '-m', 'seed_graph.launch.local', f'--config={config}',
              f'--logdir={logdir}', f'--config.env.game={game}', f'--config.seed={seed}',
              f'--config.total_environment_frames={_FRAMES.value}',
              *[f'--config.{override}' for override in _OVERRIDES]]
-  print(f'[atari_suite] {game} seed {seed}: {" ".join(command[1:])}', flush=True)
+  print(f'[atari_suite] {game} seed {seed}: {" ".join(command[1:])}'
+        + (f' (from {tree})' if _FROZEN.value else ''), flush=True)
   with open(os.path.join(logdir, 'launcher.out'), 'a') as output:
-    launcher = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
+    launcher = subprocess.Popen(command, cwd=tree, env=env, stdout=output,
+                                stderr=subprocess.STDOUT)
     try:
       return launcher.wait()
     except KeyboardInterrupt:

@@ -28,18 +28,19 @@ neighbouring runs share it), then a JSON line of the summary.
 import json
 import os
 import statistics
-import subprocess
 import tempfile
 
 from absl import app
 from absl import flags
 
+from benchmarks import code_snapshots
 from benchmarks import timed_runs
 
 _BASELINE = flags.DEFINE_string('baseline', None, 'The git revision to compare against.')
 _CANDIDATE = flags.DEFINE_string('candidate', 'HEAD', 'The git revision measured.')
 _CONFIG = flags.DEFINE_string('config', 'cartpole_vtrace',
-                              'Experiment config: a preset\'s name, or a path inside each revision.')
+                              'Experiment config: a preset\'s name, or a path inside each '
+                              'revision.')
 _PAIRS = flags.DEFINE_integer('pairs', 3, 'Alternating baseline/candidate run pairs.')
 _SECONDS = flags.DEFINE_float('seconds', 85.0, 'Length of each run.')
 _SKIP = flags.DEFINE_float('skip_seconds', 30.0, 'Unmeasured start of each run.')
@@ -50,14 +51,6 @@ _CANDIDATE_FLAGS = flags.DEFINE_multi_string('candidate_flags', [],
 flags.mark_flags_as_required(['baseline'])
 _OVERRIDES = []  # The KEY=VALUE of every --config.KEY=VALUE (all runs), in order.
 
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def export(revision: str, directory: str):
-  archive = subprocess.run(['git', 'archive', revision], cwd=_REPO, check=True,
-                           capture_output=True).stdout
-  subprocess.run(['tar', '-x', '-C', directory], input=archive, check=True)
-
 
 def main(argv):
   del argv
@@ -66,7 +59,7 @@ def main(argv):
     for role, revision in (('baseline', _BASELINE.value), ('candidate', _CANDIDATE.value)):
       trees[role] = os.path.join(scratch, role)
       os.makedirs(trees[role])
-      export(revision, trees[role])
+      code_snapshots.export(revision, trees[role])
     runs = {'baseline': [], 'candidate': []}
     for pair in range(_PAIRS.value):
       for role in ('baseline', 'candidate'):

@@ -274,7 +274,7 @@ def test_atari_suite(tmp_path):
   assert other.returncode != 0 and '--variant' in other.stderr.splitlines()[-1]
   assert helpers.read_metrics(root / 'Pong' / 'seed3')[-1]['frames'] == run['frames']
   page = (output / 'atari.md').read_text()
-  assert '| Pong | atari_cleanrl_vtrace.py | 1 | 0.024M |' in page
+  assert '| Pong | atari_cleanrl_vtrace | 1 | 0.024M |' in page
   assert (output / 'atari.png').stat().st_size > 0
   assert f'budget 0.02M until {interrupted / 1e6:.2f}M, then 0.024M' in page
   assert ('atari_suite --config=atari_cleanrl_vtrace --games=Pong --seeds=3 '
