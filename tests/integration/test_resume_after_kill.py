@@ -48,10 +48,12 @@ def test_a_killed_run_resumes_its_frames_steps_and_schedule(tmp_path):
 
   resumed_end = helpers.train_to_the_end(killed, *_FLAGS, config='cartpole_vtrace')
   after = helpers.read_metrics(killed)[len(before):]
-  # No gap and no fresh start: the first record after the restart is at most one
-  # checkpoint interval behind the last one before the kill, far from zero.
-  assert before[-1]['frames'] // 2 < after[0]['frames'] <= before[-1]['frames']
-  assert 0 < after[0]['learner_steps'] <= before[-1]['learner_steps']
+  # No gap and no fresh start: the first record after the restart (the checkpoint's
+  # counters) is within a checkpoint interval of the last one before the kill, either
+  # side (a checkpoint may be up to a logging interval newer than the last record).
+  assert abs(after[0]['frames'] - before[-1]['frames']) <= 3_000, (before[-1], after[0])
+  assert abs(after[0]['learner_steps'] - before[-1]['learner_steps']) <= 100
+  assert after[0]['frames'] > before[-1]['frames'] // 2
   # The schedule goes on from the checkpoint (a restarted one would be back at its top,
   # 2e-3, as at the run's first step).
   top = _learning_rate(_trained(before)[0])
