@@ -54,11 +54,11 @@ def test_a_killed_run_resumes_its_frames_steps_and_schedule(tmp_path):
   assert abs(after[0]['frames'] - before[-1]['frames']) <= 3_000, (before[-1], after[0])
   assert abs(after[0]['learner_steps'] - before[-1]['learner_steps']) <= 100
   assert after[0]['frames'] > before[-1]['frames'] // 2
-  # The schedule goes on from the checkpoint (a restarted one would be back at its top,
-  # 2e-3, as at the run's first step).
+  # The schedule goes on from the checkpoint: killed halfway, the run was at about half
+  # its top rate (2e-3); a restarted schedule would be back at the top.
   top = _learning_rate(_trained(before)[0])
   assert abs(_learning_rate(_trained(after)[0]) - _learning_rate(_trained(before)[-1])) <= (
-      0.1 * top)
+      0.2 * top)
   # And it ends where the run never stopped ends.
   assert resumed_end['frames'] >= _BUDGET and end['frames'] >= _BUDGET
   assert abs(resumed_end['frames'] - end['frames']) <= 2_000
