@@ -148,10 +148,11 @@ def test_revisions():
                     capture_output=True).returncode:
     pytest.skip('benchmarks.revisions exports revisions of a git checkout; this is none')
   # HEAD against itself; local_mt starts a program in half the time of local_mp (whose
-  # start-up test_soak covers).
+  # start-up test_soak covers). 30 s a run: in one clean-clone run, 20 s left a run
+  # whose learner had not yet stepped twice after its start-up.
   local_mt = '--launch_type=local_mt'
   out = run_benchmark('revisions', '--baseline=HEAD', '--candidate=HEAD', '--pairs=1',
-                      '--seconds=20', '--skip_seconds=1', f'--baseline_flags={local_mt}',
+                      '--seconds=30', '--skip_seconds=1', f'--baseline_flags={local_mt}',
                       f'--candidate_flags={local_mt}', '--config.actors.num=1',
                       '--config.evaluators.num=0', '--config.logging.interval_seconds=1')
   *runs, summary = json_lines(out)
