@@ -148,8 +148,8 @@ def test_revisions():
                     capture_output=True).returncode:
     pytest.skip('benchmarks.revisions exports revisions of a git checkout; this is none')
   # HEAD against itself; local_mt starts a program in half the time of local_mp (whose
-  # start-up test_soak covers). 30 s a run: in one clean-clone run, 20 s left a run
-  # whose learner had not yet stepped twice after its start-up.
+  # start-up test_soak covers). 30 s a run: in one clean-clone run, a 20-s run measured
+  # a rate of 0 (not seen again when run alone).
   local_mt = '--launch_type=local_mt'
   out = run_benchmark('revisions', '--baseline=HEAD', '--candidate=HEAD', '--pairs=1',
                       '--seconds=30', '--skip_seconds=1', f'--baseline_flags={local_mt}',
