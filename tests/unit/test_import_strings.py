@@ -28,7 +28,7 @@ def modules(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize('text, message', [
     ('def make_program(config)\n  return None\n',
-     "--program=broken:make_program: 'broken' does not parse: expected ':' ("),
+     "--program=broken:make_program: 'broken' does not parse: "),  # Python's own words.
     ('raise RuntimeError("no GPU here")\n',
      "--program=broken:make_program: importing 'broken' raised RuntimeError: no GPU here ("),
     ('import a_module_nobody_has\n',
