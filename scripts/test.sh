@@ -18,11 +18,12 @@ took() {
 }
 bash "$repo/scripts/setup_env.sh"
 bash "$repo/scripts/install_football.sh" "$repo/.venv/bin/python"
+bash "$repo/scripts/install_cluster_tools.sh"
 cd "$repo"
 if [[ $# -gt 0 ]]; then
   exec .venv/bin/python -m pytest -v -p no:cacheprovider tests "$@"
 fi
-took "setting up .venv"
+took "setting up .venv (and Slurm for the multi-host tests)"
 # .venv38 is set up meanwhile (mostly unpacking wheels; no apt: the first set-up installed
 # graphviz); its log is shown when it is used.
 venv38_log="$(mktemp)"

@@ -18,6 +18,14 @@ deletes the VMs and the firewall rule. `--dry_run` prints the placement plan (wi
 addresses still to be read) and then every command, shell-quoted and in order, and runs
 nothing.
 
+`--backend=slurm` runs it as one Slurm job from a login node, the logdir
+on a filesystem every node sees (`seed_graph.launch.slurm`; docs/multi_host.md):
+
+  python -m seed_graph.launch.cluster up --backend=slurm --config=atari_vtrace \
+      --logdir=$HOME/runs/pong --actor_hosts=4 [--partition=P --cpus_per_host=16 \
+      --learner_gpus=1 --account=A --qos=Q --time=1-00:00:00 --sbatch_line=...] [--dry_run]
+  python -m seed_graph.launch.cluster status|logs|stop|down --backend=slurm --logdir=...
+
 `--backend=netns --hosts=N` runs the same plan and agents on N network-namespace hosts of
 this machine instead, in the foreground until the program ends or Ctrl-C
 (`seed_graph.launch.network.netns_cluster`); this is how the multi-host launcher is tested.
@@ -44,7 +52,8 @@ _LOGDIR = flags.DEFINE_string(
     'logdir', None, 'The run\'s logdir on the learner host (up); a relative path is under '
     '~/seed_graph there. Its disk must outlive the VM for a resume after `down` (a '
     'persistent disk); a gs:// path is written through tf.io.gfile, untried on a real '
-    'bucket.')
+    'bucket. slurm: an absolute path every node sees; the run\'s name for status, logs, '
+    'stop and down.')
 _PROJECT = flags.DEFINE_string('project', None, 'Google Cloud project.')
 _ZONE = flags.DEFINE_string('zone', None, 'Zone of every host, e.g. europe-west4-a.')
 _RUN_ID = flags.DEFINE_string('run_id', None, 'Names the run\'s VMs, tag and rule.')
@@ -58,9 +67,24 @@ _SPOT = flags.DEFINE_bool('spot', False, 'Spot VMs and TPU (cheaper, preemptible
 _BASE_PORT = flags.DEFINE_integer('base_port', 20000, 'The plan\'s first port.')
 _RESTART_HOST = flags.DEFINE_string('restart_host', None, 'up: only start this host\'s '
                                     'agent again.')
-_DRY_RUN = flags.DEFINE_bool('dry_run', False, 'Print the plan and commands; run nothing.')
-_BACKEND = flags.DEFINE_enum('backend', 'gcloud', ['gcloud', 'netns'], 'Where the hosts are: '
-                             'Google Cloud VMs, or network namespaces of this machine (root).')
+_DRY_RUN = flags.DEFINE_bool('dry_run', False, 'Print the plan and commands (slurm: the '
+                             'batch script); run nothing.')
+_BACKEND = flags.DEFINE_enum('backend', 'gcloud', ['gcloud', 'slurm', 'netns'], 'Where the '
+                             'hosts are: Google Cloud VMs, the nodes of a Slurm job, or '
+                             'network namespaces of this machine (root).')
+_PARTITION = flags.DEFINE_string('partition', '', 'slurm: the job\'s partition.')
+_LEARNER_GPUS = flags.DEFINE_integer('learner_gpus', 0, 'slurm: GPUs for the learner '
+                                     '(--gres=gpu:K; one allocation asks them of every '
+                                     'node: docs/multi_host.md).', lower_bound=0)
+_HOST_CPUS = flags.DEFINE_integer('cpus_per_host', 8, 'slurm: CPUs of each host (the '
+                                  'actor hosts\' run their actors\' environments).',
+                                  lower_bound=1)
+_ACCOUNT = flags.DEFINE_string('account', '', 'slurm: --account.')
+_QOS = flags.DEFINE_string('qos', '', 'slurm: --qos.')
+_TIME = flags.DEFINE_string('time', '', 'slurm: the time limit (--time); two minutes '
+                            'before it the hosts stop in order and the learner saves.')
+_SBATCH_LINES = flags.DEFINE_multi_string('sbatch_line', [], 'slurm: an extra line of the '
+                                          'whole job, as after `#SBATCH `.')
 _HOSTS = flags.DEFINE_integer('hosts', 3, 'netns: hosts (one learner host, the rest actor '
                               'hosts).', lower_bound=2)
 _PROGRAM = flags.DEFINE_string('program', '', 'up: module:function building the program, '
@@ -118,11 +142,31 @@ def _netns_up(argv: Sequence[str]) -> int:
                           _BASE_PORT.value, program_spec=_PROGRAM.value)
 
 
+def _slurm(command: str) -> int:
+  if not _LOGDIR.value:
+    _usage('--backend=slurm needs --logdir (the run is its logdir)')
+  # Here, not at the top: `up` checks the config (TensorFlow), gcloud commands need not.
+  from seed_graph.launch.slurm import batch_script  # pylint: disable=g-import-not-at-top
+  from seed_graph.launch.slurm import commands  # pylint: disable=g-import-not-at-top
+  if command != 'up':
+    return getattr(commands, command)(_LOGDIR.value)
+  if not _CONFIG.value or _RESTART_HOST.value:
+    _usage('up needs --config (and takes no --restart_host: Slurm restarts nothing)')
+  options = batch_script.SlurmOptions(
+      actor_hosts=_ACTOR_HOSTS.value, cpus_per_host=_HOST_CPUS.value,
+      learner_gpus=_LEARNER_GPUS.value, partition=_PARTITION.value, account=_ACCOUNT.value,
+      qos=_QOS.value, time=_TIME.value, extra_lines=tuple(_SBATCH_LINES.value))
+  return commands.up(options, _CONFIG.value, _OVERRIDES, _LOGDIR.value, _BASE_PORT.value,
+                     _PROGRAM.value, _DRY_RUN.value)
+
+
 def main(argv: Sequence[str]):
   if len(argv) != 2 or argv[1] not in COMMANDS:
     _usage(f'one command: {" | ".join(COMMANDS)}')
   if _BACKEND.value == 'netns':
     return _netns_up(argv)
+  if _BACKEND.value == 'slurm':
+    return _slurm(argv[1])
   cluster = _cluster()
   steps = _steps(argv[1], cluster)
   if _DRY_RUN.value:

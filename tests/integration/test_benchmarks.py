@@ -166,11 +166,13 @@ def test_revisions():
 
 def test_versus():
   # The other program: a stand-in that prints CleanRL's per-iteration line 20 times a
-  # second (CleanRL is not a dependency of the project), so its rate is known.
+  # second (CleanRL is not a dependency of the project), so its rate is known. 30 s for
+  # seed_graph's side, as in test_revisions: in one clean-clone run, 20 s left a window
+  # between the learner's first step and the end in which no frames were trained.
   other = (f'{sys.executable} -c "import time\nwhile True: print(\'SPS: 1\'); '
            f'time.sleep(0.05)"')
   out = run_benchmark('versus', f'--other_command={other}', '--other_frames_per_line=100',
-                      '--config=cartpole_vtrace', '--pairs=1', '--seconds=20',
+                      '--config=cartpole_vtrace', '--pairs=1', '--seconds=30',
                       '--skip_seconds=1', '--launcher_flags=--launch_type=local_mt',
                       '--config.actors.num=1', '--config.evaluators.num=0',
                       '--config.logging.interval_seconds=1')

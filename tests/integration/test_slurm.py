@@ -1,0 +1,130 @@
+"""`launch.cluster --backend=slurm` against a real Slurm (tests/slurm_cluster.py: munged,
+slurmctld and one slurmd per network-namespace host; root). The launcher runs on the
+cluster's login host, as a user's would."""
+
+import os
+import shutil
+import sys
+import uuid
+
+import pytest
+
+from seed_graph.launch import placement
+from tests import helpers
+from tests import slurm_cluster
+
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason='a Slurm of namespace hosts needs root'),
+    pytest.mark.skipif(not shutil.which('slurmctld'), reason=(
+        'slurm-wlm is not installed: bash scripts/install_cluster_tools.sh')),
+]
+
+
+@pytest.fixture
+def cluster(tmp_path):
+  with slurm_cluster.SlurmCluster(str(tmp_path / 'slurm')) as running:
+    yield running
+
+
+def _cluster_command(cluster, *args, marker=''):
+  return cluster.run([sys.executable, '-m', 'seed_graph.launch.cluster', *args,
+                      '--backend=slurm'], cwd=helpers.REPO,
+                     env=dict(cluster.env, **{helpers.MARKER_VARIABLE: marker}))
+
+
+def _job_output(logdir) -> str:
+  hosts = logdir / 'hosts'
+  return '\n'.join(f'--- {p.name}\n{p.read_text(errors="replace")[-3000:]}'
+                   for p in sorted(hosts.glob('*')) if p.suffix in ('.out', '.log'))
+
+
+def _frames(logdir) -> int:
+  metrics = helpers.read_metrics(logdir)
+  return metrics[-1]['frames'] if metrics else 0
+
+
+def _node_state(cluster, node) -> str:
+  return cluster.run(['sinfo', '--noheader', '--Node', f'--nodes={node}',
+                      '--format=%t']).stdout.strip()
+
+
+def _queued(cluster) -> str:
+  return cluster.run(['squeue', '--noheader']).stdout.strip()
+
+
+def test_dry_run_writes_a_batch_script_the_real_sbatch_accepts(cluster, tmp_path):
+  logdir = tmp_path / 'run'
+  result = _cluster_command(cluster, 'up', '--config=cartpole_vtrace', f'--logdir={logdir}',
+                            '--dry_run', '--actor_hosts=2', '--time=30',
+                            '--partition=main', '--sbatch_line=--comment=seed')
+  assert result.returncode == 0, result.stderr[-2000:]
+  script = (logdir / 'hosts' / 'slurm_job.sh').read_text()
+  assert result.stdout.startswith(script)
+  assert '#SBATCH --nodes=3' in script and '#SBATCH --comment=seed' in script
+  test = cluster.run(['sbatch', '--test-only', str(logdir / 'hosts' / 'slurm_job.sh')])
+  assert test.returncode == 0 and 'to start at' in test.stderr, test.stderr
+  assert not _queued(cluster)  # --dry_run and --test-only queue nothing.
+  # A bad config fails on the login node, before anything is queued.
+  bad = _cluster_command(cluster, 'up', '--config=cartpole_vtrace', f'--logdir={logdir}',
+                         '--config.actors.num=-1')
+  assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+  assert not _queued(cluster)
+
+
+def test_trains_across_slurm_nodes_survives_a_lost_node_stops_in_order_and_resumes(
+    cluster, tmp_path):
+  logdir, marker = tmp_path / 'run', uuid.uuid4().hex
+  common = ('--config=cartpole_vtrace', f'--logdir={logdir}', '--actor_hosts=2',
+            '--config.logging.interval_seconds=1', '--config.logging.checkpoint_interval_seconds=5')
+  try:
+    up = _cluster_command(cluster, 'up', *common,
+                          '--config.total_environment_frames=1000000000', marker=marker)
+    assert up.returncode == 0 and 'submitted job' in up.stdout, up.stderr[-2000:]
+    assert helpers.wait_for(lambda: _frames(logdir) > 5_000, 240), (
+        _job_output(logdir), cluster.logs())
+    plan = placement.Plan.load(str(logdir / 'hosts' / 'plan.json'))
+    learner_host = plan.nodes['learner/0']
+    actor_hosts = sorted(set(plan.hosts) - {learner_host})
+    assert sorted(plan.hosts) == cluster.nodes and len(actor_hosts) == 2
+    # An actor node dies: training goes on with the other's actors.
+    cluster.kill_node(actor_hosts[0])
+    # Once Slurm has noticed (SlurmdTimeout) and taken the node out of the job...
+    assert helpers.wait_for(lambda: 'down' in _node_state(cluster, actor_hosts[0]), 120), (
+        cluster.logs())
+    lost_at = _frames(logdir)
+    # ...the job goes on, and so does training.
+    assert helpers.wait_for(lambda: _frames(logdir) > lost_at + 5_000, 120), (
+        _job_output(logdir), cluster.logs())
+    status = _cluster_command(cluster, 'status', f'--logdir={logdir}')
+    assert status.returncode == 0 and 'RUNNING' in status.stdout, status.stdout
+    # An ordered stop: the job's coordinator stops the actor hosts, then the learner's
+    # host, which saves; then the job leaves the queue by itself.
+    stop = _cluster_command(cluster, 'stop', f'--logdir={logdir}')
+    assert stop.returncode == 0, stop.stderr
+    assert helpers.wait_for(lambda: not _queued(cluster), 200), (
+        _job_output(logdir), cluster.logs())
+    output = _job_output(logdir)
+    assert 'stopping: actor hosts first, then the learner host' in output, output
+    # The lost node's agent went with its step (Slurm killed it); the others stopped
+    # cleanly, the learner's host with a Ctrl-C, last.
+    assert '[launcher] stopping: Ctrl-C' in output, output
+    assert f"agents that failed: {{'{actor_hosts[0]}': -9}}" in output, output
+    stopped_at = _frames(logdir)
+    assert helpers.latest_checkpoint(logdir)
+    cluster.revive_node(actor_hosts[0])
+    # `up` again with the same logdir resumes, and ends by itself at its budget.
+    again = _cluster_command(cluster, 'up', *common,
+                             f'--config.total_environment_frames={stopped_at + 10_000}',
+                             marker=marker)
+    assert again.returncode == 0 and 'resuming from' in again.stdout, again.stdout
+    assert helpers.wait_for(lambda: not _queued(cluster), 300), (
+        _job_output(logdir), cluster.logs())
+    metrics = helpers.read_metrics(logdir)
+    assert metrics[-1]['frames'] >= stopped_at + 10_000, _job_output(logdir)
+    resumed = [m for m in metrics if m['frames'] > stopped_at]
+    assert resumed and resumed[0]['frames'] < stopped_at + 10_000  # No restart from zero.
+    logs = _cluster_command(cluster, 'logs', f'--logdir={logdir}')
+    assert logs.returncode == 0 and f'{actor_hosts[1]}.log' in logs.stdout
+  finally:
+    for process in helpers.marked_processes(marker):
+      process.kill()
