@@ -26,6 +26,12 @@ on a filesystem every node sees (`seed_graph.launch.slurm`; docs/multi_host.md):
       --learner_gpus=1 --account=A --qos=Q --time=1-00:00:00 --sbatch_line=...] [--dry_run]
   python -m seed_graph.launch.cluster status|logs|stop|down --backend=slurm --logdir=...
 
+`--backend=ssh` runs it on machines you reach with OpenSSH, in the foreground until the
+program ends or Ctrl-C (`seed_graph.launch.ssh.ssh_cluster`):
+
+  python -m seed_graph.launch.cluster up --backend=ssh --ssh_hosts=gpu1,box2,box3 \
+      --config=atari_vtrace --logdir=runs/pong [--remote_dir=/path/to/checkout]
+
 `--backend=netns --hosts=N` runs the same plan and agents on N network-namespace hosts of
 this machine instead, in the foreground until the program ends or Ctrl-C
 (`seed_graph.launch.network.netns_cluster`); this is how the multi-host launcher is tested.
@@ -69,9 +75,17 @@ _RESTART_HOST = flags.DEFINE_string('restart_host', None, 'up: only start this h
                                     'agent again.')
 _DRY_RUN = flags.DEFINE_bool('dry_run', False, 'Print the plan and commands (slurm: the '
                              'batch script); run nothing.')
-_BACKEND = flags.DEFINE_enum('backend', 'gcloud', ['gcloud', 'slurm', 'netns'], 'Where the '
-                             'hosts are: Google Cloud VMs, the nodes of a Slurm job, or '
-                             'network namespaces of this machine (root).')
+_BACKEND = flags.DEFINE_enum('backend', 'gcloud', ['gcloud', 'slurm', 'ssh', 'netns'],
+                             'Where the hosts are: Google Cloud VMs, the nodes of a Slurm '
+                             'job, machines reached over SSH, or network namespaces of this '
+                             'machine (root).')
+_SSH_HOSTS = flags.DEFINE_string('ssh_hosts', '', 'ssh: the learner\'s host, then the '
+                                 'actor hosts, comma-separated, each NAME (as ssh reaches '
+                                 'it) or NAME=ADDRESS (as the other hosts reach it).')
+_SSH_CONFIG = flags.DEFINE_string('ssh_config', '', 'ssh: a config file for ssh -F '
+                                  '(default: your ~/.ssh/config).')
+_REMOTE_DIR = flags.DEFINE_string('remote_dir', '', 'ssh: the checkout (with its .venv) on '
+                                  'every host (default: this checkout\'s path).')
 _PARTITION = flags.DEFINE_string('partition', '', 'slurm: the job\'s partition.')
 _LEARNER_GPUS = flags.DEFINE_integer('learner_gpus', 0, 'slurm: GPUs for the learner '
                                      '(--gres=gpu:K; one allocation asks them of every '
@@ -142,6 +156,23 @@ def _netns_up(argv: Sequence[str]) -> int:
                           _BASE_PORT.value, program_spec=_PROGRAM.value)
 
 
+def _ssh_up(command: str) -> int:
+  if command != 'up' or _DRY_RUN.value or _RESTART_HOST.value:
+    _usage('--backend=ssh runs `up` in the foreground (Ctrl-C stops it)')
+  if not _CONFIG.value or not _LOGDIR.value:
+    _usage('up needs --config and --logdir')
+  # Here, not at the top: it builds the program (TensorFlow), which gcloud commands need not.
+  from seed_graph.launch import placement  # pylint: disable=g-import-not-at-top
+  from seed_graph.launch.ssh import ssh_cluster  # pylint: disable=g-import-not-at-top
+  try:
+    return ssh_cluster.up(
+        ssh_cluster.parse_hosts(_SSH_HOSTS.value), _CONFIG.value, _OVERRIDES, _LOGDIR.value,
+        _BASE_PORT.value, ['ssh'] + (['-F', _SSH_CONFIG.value] if _SSH_CONFIG.value else []),
+        _REMOTE_DIR.value, _PROGRAM.value)
+  except placement.PlanError as error:
+    _usage(str(error))
+
+
 def _slurm(command: str) -> int:
   if not _LOGDIR.value:
     _usage('--backend=slurm needs --logdir (the run is its logdir)')
@@ -167,6 +198,8 @@ def main(argv: Sequence[str]):
     return _netns_up(argv)
   if _BACKEND.value == 'slurm':
     return _slurm(argv[1])
+  if _BACKEND.value == 'ssh':
+    return _ssh_up(argv[1])
   cluster = _cluster()
   steps = _steps(argv[1], cluster)
   if _DRY_RUN.value:
