@@ -61,8 +61,12 @@ def test_a_logdir_that_cannot_hold_a_run_is_one_line(tmp_path):
   a_file.write_text('')
   with pytest.raises(ConfigError, match='is a file, not a directory'):
     config_args.make_logdir(str(a_file))
-  with pytest.raises(ConfigError, match=r'cannot be created \(Not a directory\)'):
+  with pytest.raises(ConfigError, match=r'cannot be created in .* \(Not a directory\)'):
     config_args.make_logdir(str(a_file / 'run'))
+  # Where it failed, not just why: /proc takes no folders.
+  with pytest.raises(ConfigError, match=r'^--logdir=/proc/seed_graph/run: cannot be '
+                                        r'created in /proc \('):
+    config_args.make_logdir('/proc/seed_graph/run')
   config_args.make_logdir(str(tmp_path / 'new' / 'run'))
   assert (tmp_path / 'new' / 'run').is_dir()
 

@@ -70,6 +70,7 @@ def test_the_status_text_from_samples():
   base = dict(frames=0, learner_steps=0, inference_rows=0, inference_batches=0,
               episode_return=None, eval_episode_return=None, unroll_queue_size=3)
   run.update(110.0, base)
+  assert 'no episode finished yet' in run.text(110.0) and 'return' not in run.text(110.0)
   run.update(120.0, dict(base, frames=50_000, learner_steps=1234, inference_rows=3000,
                          inference_batches=100, episode_return=21.5))
   run.update(160.0, dict(base, frames=250_000, learner_steps=2000, inference_rows=3000,
@@ -82,9 +83,9 @@ def test_the_status_text_from_samples():
   # the last 10 s; 250k in the 50 s since the first sample.
   assert 'return 184 eval 200' in text
   assert '2,000 steps' in text
-  assert 'queue 3' in text and 'replay 1,440' in text
+  assert 'queue 3' in text and 'replay 1,440 sequences' in text
   assert text.endswith('restarts actor 2 | waiting actor 1')
-  assert 'queue 3' in text and 'replay 1,440' in text and 'restarts actor 2' in text
+  assert 'queue 3' in text and 'replay 1,440 sequences' in text and 'restarts actor 2' in text
   run.update(170.0, dict(base, frames=260_000, inference_rows=3600, inference_batches=120))
   assert 'batch 30.0/64' in run.text(170.0)
   assert 'tasks' not in run.text(170.0)

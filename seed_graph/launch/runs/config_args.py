@@ -132,7 +132,12 @@ def make_logdir(logdir: str) -> None:
   try:
     os.makedirs(logdir, exist_ok=True)
   except OSError as error:
-    raise ConfigError(f'--logdir={logdir}: cannot be created ({error.strerror})') from None
+    # The nearest folder that exists is where it failed (/proc, a read-only mount...).
+    parent = os.path.dirname(os.path.abspath(logdir))
+    while not os.path.isdir(parent):
+      parent = os.path.dirname(parent)
+    raise ConfigError(f'--logdir={logdir}: cannot be created in {parent} '
+                      f'({error.strerror})') from None
   if not os.access(logdir, os.W_OK | os.X_OK):
     raise ConfigError(f'--logdir={logdir}: is not writable')
 

@@ -1,7 +1,10 @@
 """The launcher's status line: what the learner's `get_stats` says, as one line.
 
   0:02:35 | 1.23M/10M frames (12%) | 5.1k fps (10 s) 4.9k (60 s) | return 184 eval 200
-  | 1,234 steps | batch 17.9/64 | queue 3 | replay 1,440 | restarts actor 2 | waiting actor 1
+  | 1,234 steps | batch 17.9/64 | queue 3 | replay 1,440 sequences | restarts actor 2
+  | waiting actor 1
+
+Before any episode has ended, `return - eval -` reads `no episode finished yet`.
 
 `StatusReporter` polls the learner's control edge (Courier) from a thread of the
 launcher, so the line appears as soon as the learner's process answers, before the first
@@ -81,8 +84,11 @@ class RunStatus:
     parts.append(' '.join(f'{"-" if rate is None else _si(rate)}'
                           f'{" fps" if i == 0 else ""} ({window:g} s)'
                           for i, (rate, window) in enumerate(zip(rates, _WINDOWS))))
-    parts.append(f'return {_return(stats.get("episode_return"))} '
-                 f'eval {_return(stats.get("eval_episode_return"))}')
+    if stats.get('episode_return') is None and stats.get('eval_episode_return') is None:
+      parts.append('no episode finished yet')
+    else:
+      parts.append(f'return {_return(stats.get("episode_return"))} '
+                   f'eval {_return(stats.get("eval_episode_return"))}')
     tasks = [f'{key[len("episode_return/"):]} {_return(value)}'
              for key, value in stats.items() if key.startswith('episode_return/')]
     if tasks:  # A learner of several tasks (examples/many_tasks.py).
@@ -95,7 +101,7 @@ class RunStatus:
     if stats.get('unroll_queue_size') is not None:
       parts.append(f'queue {stats["unroll_queue_size"]}')
     if stats.get('replay_size') is not None:
-      parts.append(f'replay {stats["replay_size"]:,}')
+      parts.append(f'replay {stats["replay_size"]:,} sequences')
     restarts = [f'{key[len("restarts_"):]} {value}' for key, value in sorted(stats.items())
                 if key.startswith('restarts_') and value]
     if restarts:
