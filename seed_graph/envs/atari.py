@@ -41,6 +41,8 @@ KEYS = {
 
 def _register():
   import ale_py  # pylint: disable=g-import-not-at-top
+  # Without this, every emulator an actor makes prints ALE's two-line banner.
+  ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
   gymnasium.register_envs(ale_py)
 
 
