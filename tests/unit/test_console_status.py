@@ -98,8 +98,9 @@ def test_the_line_sums_up_the_other_learners_of_a_population():
   others[0].update(1.0, {'frames': 10, 'episode_return': 139.5})
   others[2].update(1.0, {'frames': 10, 'episode_return': 20.0})
   assert status.others_summary([]) == ''
-  assert status.others_summary(others) == ' | other learners: return 140 / - / 20'
-  assert status.others_summary(others, shown=2).endswith('140 / - ...')
+  assert status.others_summary(others) == (
+      ' | returns of learner/1 140, learner/2 -, learner/3 20')
+  assert status.others_summary(others, shown=2).endswith('learner/2 - ...')
 
 
 def test_the_reporter_polls_every_learner():
@@ -120,7 +121,7 @@ def test_the_reporter_polls_every_learner():
   reporter.start()
   try:
     assert helpers.wait_for(lambda: all(s.stats for s in statuses), 20)
-    assert helpers.wait_for(lambda: 'other learners: return 10 / 20' in stream.getvalue(),
+    assert helpers.wait_for(lambda: 'returns of learner/1 10, learner/2 20' in stream.getvalue(),
                             10)
   finally:
     reporter.stop()

@@ -114,12 +114,14 @@ class RunStatus:
 
 
 def others_summary(statuses: Sequence[RunStatus], shown: int = 8) -> str:
-  """What the line adds for learners after the first: their recent returns."""
+  """What the line adds for learners after the first (`learner/1`, `learner/2`, ...: a
+  population's members in order): each one's recent return, named."""
   if not statuses:
     return ''
-  returns = [_return((s.stats or {}).get('episode_return')) for s in statuses[:shown]]
+  returns = [f'learner/{index} {_return((s.stats or {}).get("episode_return"))}'
+             for index, s in enumerate(statuses[:shown], 1)]
   more = ' ...' if len(statuses) > shown else ''
-  return f' | other learners: return {" / ".join(returns)}{more}'
+  return f' | returns of {", ".join(returns)}{more}'
 
 
 class StatusReporter:
