@@ -161,14 +161,14 @@ def _ssh_up(command: str) -> int:
     _usage('--backend=ssh runs `up` in the foreground (Ctrl-C stops it)')
   if not _CONFIG.value or not _LOGDIR.value:
     _usage('up needs --config and --logdir')
-  # Here, not at the top: it builds the program (TensorFlow), which gcloud commands need not.
+  # Here, not at the top: it builds the program (TensorFlow), which gcloud needs not.
   from seed_graph.launch import placement  # pylint: disable=g-import-not-at-top
   from seed_graph.launch.ssh import ssh_cluster  # pylint: disable=g-import-not-at-top
+  ssh = ['ssh'] + (['-F', _SSH_CONFIG.value] if _SSH_CONFIG.value else [])
   try:
     return ssh_cluster.up(
         ssh_cluster.parse_hosts(_SSH_HOSTS.value), _CONFIG.value, _OVERRIDES, _LOGDIR.value,
-        _BASE_PORT.value, ['ssh'] + (['-F', _SSH_CONFIG.value] if _SSH_CONFIG.value else []),
-        _REMOTE_DIR.value, _PROGRAM.value)
+        _BASE_PORT.value, ssh, _REMOTE_DIR.value, _PROGRAM.value)
   except placement.PlanError as error:
     _usage(str(error))
 

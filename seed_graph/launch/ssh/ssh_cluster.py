@@ -33,8 +33,8 @@ def parse_hosts(text: str) -> List[Tuple[str, str]]:
       raise placement.PlanError(f'{item!r} in --ssh_hosts is not NAME or NAME=ADDRESS')
     hosts.append((name, address or name))
   if len(hosts) < 2:
-    raise placement.PlanError('--ssh_hosts needs the learner\'s host and at least one actor '
-                              'host, comma-separated')
+    raise placement.PlanError('--ssh_hosts needs the learner\'s host and at least one '
+                              'actor host, comma-separated')
   return hosts
 
 
