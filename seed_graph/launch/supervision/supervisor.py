@@ -91,6 +91,7 @@ class Supervisor:
     self._console = console or console_lib.Console()
     self._nodes = [node_process.NodeProcess(c, log_dir, self._console) for c in commands]
     self._states: Dict[str, _NodeState] = {n.name: _NodeState() for n in self._nodes}
+    self._last_exit_at = 0.0  # When a node last exited and was restarted.
     self._logdir = logdir
     self._host = host
     # A launcher started again on the same logdir counts on from its file.
@@ -195,6 +196,7 @@ class Supervisor:
     acting = node.command.role == 'acting'
     if not acting and code == 1 and self._failed_as_it_started(node, state):
       return
+    self._last_exit_at = time.time()
     from_outside = code < 0 and -code in OUTSIDE_SIGNALS
     if acting and from_outside:
       state.quick_exits = 0  # Not the node's fault: restart it soon.
@@ -220,11 +222,13 @@ class Supervisor:
 
   def _failed_as_it_started(self, node: node_process.NodeProcess, state: _NodeState) -> bool:
     """A learner or replay whose first run ends in a Python exception (exit code 1, a
-    traceback) before it was ever up (its construction, its config, an import) would
-    fail the same way again: the program stops at once, saying why, instead of
-    retrying."""
+    traceback) before it was ever up (its construction, its config, an import), with no
+    other node gone down meanwhile, would fail the same way again: the program stops at
+    once, saying why, instead of retrying."""
     if state.restarts or node.uptime() >= self._policy.healthy_seconds:
       return False
+    if self._last_exit_at > time.time() - node.uptime():
+      return False  # Another node went down meanwhile (a killed replay): a consequence.
     error = node.uncaught_exception()
     if error is None:
       return False
