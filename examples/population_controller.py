@@ -9,7 +9,8 @@ they last copied another, with a recent return), and for each of the worst
 - explore: it takes that member's hyperparameters, each multiplied by one of
   `perturb_factors` at random (`get_hyperparameters` -> `set_hyperparameters`).
 
-Each round that changes something is a line in `<logdir>/population.jsonl`; each learner
+Each round that changes something is a line in `<logdir>/population.jsonl`, and each copy
+a line on the launcher's console (`sg.tell_console`); each learner
 counts what it was given in its own metrics (`weights_loaded`, `hyperparameters_set`,
 `hyperparameter/<name>`). A learner that does not answer (restarting, or stopped) within
 `seed_graph.nodes.learner.node.CONTROL_CALL_TIMEOUT_SECONDS` is left out of the round. Run by
@@ -52,6 +53,16 @@ def perturb(values: Dict[str, float], factors: Sequence[float],
             rng: np.random.Generator) -> Dict[str, float]:
   """Each value times one of `factors`, drawn independently."""
   return {name: float(value * rng.choice(factors)) for name, value in values.items()}
+
+
+def describe(change: dict) -> str:
+  """One copy as the console line says it:
+  `member 1 (return 23.5) copied member 0 (return 181); learning_rate 0.00048, ...`."""
+  mine, theirs = (f'{value:.3g}' for value in change['returns'])
+  values = ', '.join(f'{name} {value:.3g}' for name, value in
+                     sorted(change['hyperparameters'].items()))
+  return (f'member {change["member"]} (return {mine}) copied member {change["copied"]} '
+          f'(return {theirs}) at {change["frames"]:,} frames; {values}')
 
 
 class PopulationController:
@@ -112,7 +123,7 @@ class PopulationController:
       next_round = time.monotonic() + self._settings.interval_seconds
       try:
         for change in self.step():
-          logging.info('member %(member)d copied member %(copied)d', change)
+          sg.tell_console(describe(change))
       except Exception as error:  # pylint: disable=broad-except
         # A member restarting between two calls: the next round tries again.
         logging.warning('population round failed: %s', error)

@@ -29,6 +29,7 @@ _EXPORTS = {
     'actor_env_ids': 'seed_graph.config.id_ranges',
     'evaluator_env_ids': 'seed_graph.config.id_ranges',
     'stopping': 'seed_graph.lifecycle.program_stop',
+    'tell_console': 'seed_graph.lifecycle.console_notes',
     'make_program': 'seed_graph.programs.central_inference',
     'make_torso': 'seed_graph.algos.networks',
     'algorithm_builder': 'seed_graph.programs.registry',

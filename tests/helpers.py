@@ -80,15 +80,17 @@ def train_to_the_end(logdir, *flags, config, timeout=600) -> dict:
 
 def train_until_return(logdir, target: float, frame_budget: int, *flags,
                        config='cartpole_vtrace', timeout=900,
-                       learner_logdirs=None):
+                       learner_logdirs=None, console=None):
   """Launches `config` (plus `flags`) until the mean training return of a learner
   reaches `target` within `frame_budget` of its frames, then stops it with Ctrl-C (the
   learners save); returns (the first metrics record at the target or None, the best
   (return, frames) seen). `learner_logdirs`: where the learners write their metrics
-  (default: `logdir`). Requires the launcher to exit cleanly."""
-  launcher = subprocess.Popen(launch_command(logdir, *flags, config=config), cwd=REPO,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              start_new_session=True)
+  (default: `logdir`); `console`: a file for the launcher's console (default: none).
+  Requires the launcher to exit cleanly."""
+  with open(console or os.devnull, 'wb') as console_file:
+    launcher = subprocess.Popen(launch_command(logdir, *flags, config=config), cwd=REPO,
+                                stdout=console_file, stderr=subprocess.STDOUT,
+                                start_new_session=True)
   learner_logdirs = learner_logdirs or [logdir]
   reached = None
   try:

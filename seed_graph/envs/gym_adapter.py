@@ -1,11 +1,42 @@
 """Gymnasium environments as dm_env environments with one array observation."""
 
+import re
+import sys
+import warnings
+
 import dm_env
 from dm_env import specs
 import gymnasium
 import numpy as np
 
 from seed_graph.envs import contract
+
+
+_ANSI_ESCAPE = re.compile(r'\x1b\[[0-9;]*m')
+
+
+def plain_warnings_off_a_terminal() -> None:
+  """Gymnasium colours its own warnings (`gymnasium.logger.warn` puts ANSI codes in the
+  message text), which a log file or a piped console shows as raw `\x1b[33m`. Python's
+  warning display is wrapped here, in our process, so a warning written anywhere but a
+  terminal loses its colour codes; the installed package is left as it is. Idempotent."""
+  shown = warnings.showwarning
+  if getattr(shown, 'strips_colour', False):
+    return
+
+  def show(message, category, filename, lineno, file=None, line=None):
+    stream = sys.stderr if file is None else file
+    if not getattr(stream, 'isatty', lambda: False)():
+      message = _ANSI_ESCAPE.sub('', str(message))
+    shown(message, category, filename, lineno, file, line)
+
+  show.strips_colour = True
+  warnings.showwarning = show
+
+
+# At import, not in the adapter: `gymnasium.make`'s checks warn before any adapter exists,
+# and every module here that makes a Gymnasium environment imports this one.
+plain_warnings_off_a_terminal()
 
 
 class GymnasiumEnv(dm_env.Environment):

@@ -152,7 +152,7 @@ def validate(config: ml_collections.ConfigDict, algorithm: AlgorithmBuilder,
   try:
     env_backends.validate_config(env)
     spec = envs.read_spec(env)  # Builds one: checks the environment's contract.
-  except ValueError as error:
+  except (ValueError, ImportError) as error:  # ImportError: gfootball missing, say.
     raise ConfigError(str(error)) from None
   if config.network.torso != 'mlp' and len(spec.observation_shape) not in (2, 3):
     raise ConfigError(f'network.torso: {config.network.torso!r} needs image observations, '

@@ -2,7 +2,7 @@
 of two V-trace learners on CartPole, launched with `--program`, whose best member
 reaches the single learner's target within the single learner's frame budget
 (tests/learning/test_learning.py), with the controller having copied members on the
-way; a member's checkpoint is then evaluated by `launch.eval` from its own logdir."""
+way, each copy a line on the launcher's console; a member's checkpoint is then evaluated by `launch.eval` from its own logdir."""
 
 import json
 
@@ -17,12 +17,16 @@ def test_a_population_of_two_reaches_the_single_learners_target(tmp_path):
   reached, best = helpers.train_until_return(
       logdir, _TARGET, _BUDGET, '--program=examples.population:make_program',
       '--config.population.size=2', '--config.population.interval_seconds=10',
-      learner_logdirs=members)
+      learner_logdirs=members, console=tmp_path / 'console.txt')
   assert reached is not None, f'best (return, frames): {best}'
   rounds = [json.loads(line) for line in
             (logdir / 'population.jsonl').read_text().splitlines()]
   changes = [change for r in rounds for change in r['changes']]
   assert changes, 'the controller never copied a member'
+  console = (tmp_path / 'console.txt').read_text()
+  said = [line for line in console.splitlines() if ' copied member ' in line]
+  assert len(said) == len(changes), console[-3000:]
+  assert said[0].startswith('[controller/0] member '), said[0]
   # Each copy is in the metrics of the member that took it.
   for k, member in enumerate(members):
     taken = sum(c['member'] == k for c in changes)

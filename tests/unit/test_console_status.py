@@ -8,6 +8,7 @@ import time
 import courier
 import portpicker
 
+import seed_graph as sg
 from seed_graph.launch.supervision import console as console_lib
 from seed_graph.launch.supervision import status
 from tests import helpers
@@ -23,6 +24,7 @@ def test_the_filter_shows_warnings_errors_and_whole_tracebacks_only():
       '[learner] frames=11600 learner_steps=72 fps=2307 episode_return=22.49': False,
       'A.L.E: Arcade Learning Environment (version 0.8.1+unknown)': False,
       'Waiting for workers to stop for 120s.': False,
+      'CONSOLE: member 1 (return 23) copied member 0 (return 181)': True,  # tell_console
   }
   for line, expected in lines.items():
     assert shown.shows(line) == expected, line
@@ -52,6 +54,15 @@ def test_a_terminal_keeps_the_status_line_below_printed_lines():
   screen = text.split('\n')
   assert screen[0].endswith('[actor/0] W1123 21:01:20.9 1 actor.py:97] slow')
   assert '\x1b' not in text
+
+
+def test_a_line_a_node_wrote_for_the_console_shows_without_its_marker(capsys):
+  sg.tell_console('member 1 copied member 0')
+  (written,) = capsys.readouterr().out.splitlines()
+  stream = io.StringIO()
+  console_lib.Console(stream, interactive=False).node_line(
+      'controller/0', written, console_lib.ConsoleFilter())
+  assert stream.getvalue() == '[controller/0] member 1 copied member 0\n'
 
 
 def test_elsewhere_each_status_is_a_plain_line():

@@ -61,3 +61,19 @@ def test_print_config_shows_overrides_and_launches_nothing(tmp_path):
   assert len(lines) >= 40
   assert 'launching' not in result.stdout
   assert not os.path.exists(logdir)
+
+
+def test_a_football_config_without_gfootball_is_one_line_naming_the_install(tmp_path):
+  # A `gfootball` package that cannot be imported stands in for one never installed.
+  (tmp_path / 'absent' / 'gfootball').mkdir(parents=True)
+  (tmp_path / 'absent' / 'gfootball' / '__init__.py').write_text(
+      "raise ImportError('no gfootball here')\n")
+  logdir = tmp_path / 'never_created'
+  path = os.pathsep.join([str(tmp_path / 'absent'), os.environ.get('PYTHONPATH', '')])
+  result = helpers.run_launch(logdir, config='football_academy_vtrace', timeout=120,
+                              env={'PYTHONPATH': path})
+  assert result.returncode == 2, result.stderr[-2000:]
+  (line,) = result.stderr.strip().splitlines()
+  assert line.startswith('error: gfootball is not installed') and (
+      'scripts/install_football.sh' in line), line
+  assert not os.path.exists(logdir)

@@ -148,6 +148,11 @@ def test_a_round_copies_weights_and_perturbed_hyperparameters(tmp_path):
   assert members[2].weights == {'.index': b'c'}  # It did not answer: left out.
   (line,) = (tmp_path / 'population.jsonl').read_text().splitlines()
   assert json.loads(line)['changes'][0]['copied'] == 1
+  said = controller_lib.describe(change)  # The console's line for it.
+  assert said.startswith('member 0 (return 50) copied member 1 (return 90) '
+                         'at 1,000 frames; ')
+  for name, value in members[0].hyperparameters.items():
+    assert f'{name} {value:.3g}' in said
   # Member 0 is not ranked again until it has trained `ready_frames` more.
   members[0].stats = {'frames': 1050, 'episode_return': 1.0}
   assert controller.step() == []

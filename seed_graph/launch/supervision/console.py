@@ -1,11 +1,12 @@
 """The launcher's terminal: a status line, the launcher's messages, and the node output
 that needs a person (warnings, errors, tracebacks).
 
-Every node's whole output is in its log file (`seed_graph.launch.supervision.node_process`); what reaches the
-console is chosen by `ConsoleFilter`: absl warnings and errors (`W1123 ...`, `E...`,
-`F...`), Python `WARNING:`/`ERROR:` lines, and whole tracebacks. Informational lines,
-Launchpad's binding lines and stop countdown, emulator banners and the learner's
-progress lines (the status line says the same) stay in the logs.
+Every node's whole output is in its log file (`node_process.py`); what reaches the console
+is chosen by `ConsoleFilter`: absl warnings and errors (`W1123 ...`, `E...`, `F...`),
+Python `WARNING:`/`ERROR:` lines, whole tracebacks, and the lines a node wrote for the
+console (`seed_graph.lifecycle.console_notes`). Informational lines, Launchpad's binding
+lines and stop countdown, emulator banners and the learner's progress lines (the status
+line says the same) stay in the logs.
 
 On a terminal the status line is redrawn in place (a carriage return, no other control
 codes) and lines are printed above it; elsewhere (a file, a pipe, a scheduler's log)
@@ -18,7 +19,10 @@ import sys
 import threading
 from typing import Optional, TextIO
 
-_SHOWN = re.compile(r'^([WEF]\d{4} \d\d:\d\d:\d\d|WARNING:|ERROR:|CRITICAL:|FATAL)')
+from seed_graph.lifecycle import console_notes
+
+_SHOWN = re.compile(r'^([WEF]\d{4} \d\d:\d\d:\d\d|WARNING:|ERROR:|CRITICAL:|FATAL|'
+                    + re.escape(console_notes.MARKER) + ')')
 
 
 class ConsoleFilter:
@@ -62,6 +66,8 @@ class Console:
 
   def node_line(self, node: str, text: str, console_filter: ConsoleFilter):
     if self.show_all or console_filter.shows(text):
+      if text.startswith(console_notes.MARKER):
+        text = text[len(console_notes.MARKER):]
       self.line(f'[{node}] {text}')
 
   def status(self, text: str):
