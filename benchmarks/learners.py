@@ -45,9 +45,9 @@ def build_learner(config, inference_port=None):
   import reverb  # pylint: disable=g-import-not-at-top
   from seed_graph import envs  # pylint: disable=g-import-not-at-top
   from seed_graph.algos import learner_devices  # pylint: disable=g-import-not-at-top
-  if config.learner.training_strategy == 'mirrored':
-    # A CPU split must come before TensorFlow initializes, which building the tables
-    # below may do (R2D2's signature builds its network); the learner finds it made.
+  if config.learner.training_strategy in ('mirrored', 'gpu'):
+    # A CPU split (or a GPU's memory growth) must come before TensorFlow initializes,
+    # which building the tables below may do (R2D2's signature builds its network); the learner finds it made.
     learner_devices.make_learner_devices(config.learner)
   # The replay node's tables: on what the actors step.
   spec = envs.read_spec(acting_env(config))

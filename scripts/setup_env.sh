@@ -7,6 +7,9 @@
 #                            (tpu-vm-tf-2.8.x) ships its TensorFlow for CPython 3.8.
 #   --system-site-packages   lets the venv see the system's packages (the TPU runtime's
 #                            own TensorFlow build), which then satisfy their pins.
+#   --gpu                    also installs the CUDA 11 runtime libraries TensorFlow 2.8
+#                            needs for a GPU learner (requirements/gpu-cu11.txt, about
+#                            1.6 GB of wheels); the NVIDIA driver must come from the system.
 #
 # The interpreter is found in this order (X.Y the version asked for):
 #   1. $SEED_GRAPH_PYTHON (3.10) or $SEED_GRAPH_PYTHON38 (3.8): a path to that executable
@@ -16,12 +19,14 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 version=3.10
 venv_options=()
+gpu=0
 for arg in "$@"; do
   case "$arg" in
     --python=3.10) version=3.10 ;;
     --python=3.8) version=3.8 ;;
     --system-site-packages) venv_options+=(--system-site-packages) ;;
-    *) echo "setup_env: unknown argument $arg (--python=3.10|3.8, --system-site-packages)" >&2
+    --gpu) gpu=1 ;;
+    *) echo "setup_env: unknown argument $arg (--python=3.10|3.8, --system-site-packages, --gpu)" >&2
        exit 2 ;;
   esac
 done
@@ -45,8 +50,24 @@ if ! command -v dot >/dev/null && command -v apt-get >/dev/null && [[ $(id -u) -
     || echo "setup_env: could not install graphviz; program pictures stay DOT only" >&2
 fi
 
+# The GPU libraries, once the venv is ready; their own stamp, so changing them does not
+# rebuild the rest.
+install_gpu_libraries() {
+  local gpu_requirements="$repo/requirements/gpu-cu11.txt"
+  local gpu_stamp="$venv/.seed_graph_gpu_stamp"
+  local want
+  want="$(sha256sum < "$gpu_requirements" | cut -d' ' -f1)"
+  if [[ -f "$gpu_stamp" && "$(cat "$gpu_stamp")" == "$want" ]]; then
+    return 0
+  fi
+  echo "setup_env: installing the CUDA 11 libraries for a GPU learner into $venv" >&2
+  "$venv/bin/python" -m pip install --quiet -r "$gpu_requirements"
+  echo "$want" > "$gpu_stamp"
+}
+
 want_stamp="$(cat "$constraints" "$repo/setup.py" | sha256sum | cut -d' ' -f1)"
 if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want_stamp" ]]; then
+  [[ $gpu == 0 ]] || install_gpu_libraries
   exit 0
 fi
 
@@ -83,4 +104,5 @@ echo "setup_env: creating $venv with $python" >&2
 "$venv/bin/python" -m pip install --quiet --upgrade pip
 "$venv/bin/python" -m pip install --quiet -c "$constraints" -e "$repo[test]"
 echo "$want_stamp" > "$stamp"
+[[ $gpu == 0 ]] || install_gpu_libraries
 echo "setup_env: ready" >&2

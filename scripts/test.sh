@@ -16,7 +16,9 @@ took() {
   echo "test.sh: $1 took $((SECONDS - phase_start)) s" >&2
   phase_start=$SECONDS
 }
-bash "$repo/scripts/setup_env.sh"
+# --gpu: the CUDA libraries of a GPU learner too, so every tier runs with them installed
+# (tests/integration/test_gpu_setup.py checks them; the CPU tests, that nothing changed).
+bash "$repo/scripts/setup_env.sh" --gpu
 bash "$repo/scripts/install_football.sh" "$repo/.venv/bin/python"
 bash "$repo/scripts/install_cluster_tools.sh"
 cd "$repo"

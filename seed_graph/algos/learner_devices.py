@@ -7,6 +7,8 @@ With a split, on `learner.training_strategy`:
 - 'mirrored': the host's CPU split into `inference + training` logical devices (how the
   tests run it; the devices share one thread pool, so this splits the work's placement,
   not the cores);
+- 'gpu': the GPUs this process sees, in TensorFlow's order (`CUDA_VISIBLE_DEVICES`
+  chooses them); with both counts 0, the first GPU does both;
 - 'tpu': the TPU VM's own cores (`TPUClusterResolver(tpu='local')`).
 
 The model's variables are created once, inside `variable_scope()`, mirrored to every
@@ -32,7 +34,7 @@ import ml_collections
 from seed_graph.config import schema as config_schema
 from seed_graph.algos import optimization
 
-STRATEGIES = ('mirrored', 'tpu')
+STRATEGIES = ('mirrored', 'gpu', 'tpu')
 MAX_DEVICES = 64  # A guard against typos: a TPU VM host has 8 cores, this CPU 2.
 
 # The `learner` section's device keys, in every algorithm's learner section.
@@ -44,8 +46,9 @@ DEVICE_KEYS = {
         0, 'Devices training, gradients averaged across them; the training batch must '
         'split evenly.', config_schema.non_negative),
     'training_strategy': config_schema.Key(
-        'mirrored', "'mirrored': the CPU split into that many logical devices; 'tpu': "
-        'the TPU VM\'s cores (needs inference.jit_compile).',
+        'mirrored', "'mirrored': the CPU split into that many logical devices; 'gpu': "
+        "this host's GPUs (both counts 0: one GPU does both); 'tpu': the TPU VM's cores "
+        '(needs inference.jit_compile).',
         config_schema.one_of(*STRATEGIES)),
 }
 
@@ -65,6 +68,34 @@ def _split_cpu(num_devices: int) -> List[str]:
           f'{max(1, len(current))}; the split must be made before the first TensorFlow '
           'operation runs') from e
   return [d.name for d in tf.config.list_logical_devices('CPU')]
+
+
+def list_gpus() -> List[str]:
+  """This process's GPUs as TensorFlow names them, each growing its memory as needed
+  (not all of it up front: a population's learners may share a GPU). Must run before
+  TensorFlow initializes its GPUs."""
+  gpus = tf.config.list_physical_devices('GPU')
+  for gpu in gpus:
+    try:
+      tf.config.experimental.set_memory_growth(gpu, True)
+    except RuntimeError:  # Already initialized (set before, in this process): kept.
+      pass
+  return [d.name for d in tf.config.list_logical_devices('GPU')]
+
+
+def _gpus_for(learner_config: ml_collections.ConfigDict, wanted: int) -> List[str]:
+  """This host's GPUs if there are `wanted`, else a RuntimeError naming the keys and what
+  was found."""
+  gpus = list_gpus()
+  if len(gpus) < wanted:
+    keys = ('learner.inference_devices + learner.training_devices = '
+            f'{learner_config.inference_devices + learner_config.training_devices}'
+            if learner_config.inference_devices else 'both device counts 0: 1')
+    raise RuntimeError(
+        f"learner.training_strategy='gpu' with {keys} GPU(s); this host's TensorFlow "
+        f'sees {len(gpus)}{": " + ", ".join(gpus) if gpus else ""} '
+        '(python -m seed_graph.launch.devices says why)')
+  return gpus
 
 
 class _TPUHost:
@@ -215,13 +246,19 @@ def validate_config(config: ml_collections.ConfigDict):
 
 def make_learner_devices(learner_config: ml_collections.ConfigDict) -> LearnerDevices:
   """The devices `learner.inference_devices` / `training_devices` ask for, created in
-  this process (before TensorFlow initializes, for a CPU split)."""
+  this process (before TensorFlow initializes, for a CPU split). The GPUs are those
+  `list_gpus` lists (tests/unit/device_split_run.py stands logical CPU devices in)."""
   inference = learner_config.inference_devices
   training = learner_config.training_devices
+  gpu = learner_config.training_strategy == 'gpu'
   if not inference:
+    if gpu:  # TensorFlow places the work on the first GPU by itself.
+      _gpus_for(learner_config, 1)
     return LearnerDevices()
   tpu_host = None
-  if learner_config.training_strategy == 'tpu':
+  if gpu:
+    devices = _gpus_for(learner_config, inference + training)
+  elif learner_config.training_strategy == 'tpu':
     tpu_host = _TPUHost()
     devices = tpu_host.devices
     if len(devices) < inference + training:

@@ -9,6 +9,8 @@ side on that CPU kind (docs/results/speed.md, "Precision by CPU kind"):
   bfloat16's frames/s);
 - neither (AVX-512 or AVX2 alone): float32 (the fast config about 1.9x bfloat16's).
 
+A process whose TensorFlow sees a GPU (a learner with `learner.training_strategy='gpu'`,
+docs/devices.md) computes in float32: no precision has been measured on a GPU here.
 bfloat16 also needs oneDNN in the process (without it TensorFlow 2.8's CPU convolutions
 return float32) and a convolution torso (the MLP computes in float32). An explicit
 'float32' or 'bfloat16' is obeyed. Variables are float32 either way, so checkpoints do
@@ -16,6 +18,7 @@ not depend on the choice.
 """
 
 import os
+import sys
 from typing import FrozenSet, Optional, Tuple
 import ml_collections
 
@@ -41,10 +44,21 @@ def onednn_enabled() -> bool:
   return os.environ.get('TF_ENABLE_ONEDNN_OPTS') == '1'
 
 
-def choose(torso: str, onednn: bool, flags: FrozenSet[str]) -> Tuple[str, str]:
-  """(the dtype 'auto' stands for, why) for a torso, oneDNN on or off, and CPU flags."""
+def sees_gpu() -> bool:
+  """Whether this process's TensorFlow, if imported, has a GPU (never imports it: a
+  process that has not imported TensorFlow computes nothing)."""
+  tf = sys.modules.get('tensorflow')
+  return bool(tf is not None and tf.config.list_physical_devices('GPU'))
+
+
+def choose(torso: str, onednn: bool, flags: FrozenSet[str],
+           gpu: bool = False) -> Tuple[str, str]:
+  """(the dtype 'auto' stands for, why) for a torso, oneDNN on or off, CPU flags, and
+  whether the work runs on a GPU."""
   if torso == 'mlp':
     return 'float32', "the 'mlp' torso computes in float32"
+  if gpu:
+    return 'float32', 'a GPU, where no precision has been measured here'
   if not onednn:
     return 'float32', 'bfloat16 convolutions need oneDNN (onednn=False)'
   if 'amx_bf16' in flags:
@@ -69,4 +83,4 @@ def resolve(network_config: ml_collections.ConfigDict, onednn: Optional[bool] = 
   if network_config.compute_dtype != AUTO:
     return network_config.compute_dtype, 'set in the config'
   return choose(network_config.torso, onednn_enabled() if onednn is None else onednn,
-                cpu_flags() if flags is None else flags)
+                cpu_flags() if flags is None else flags, sees_gpu())

@@ -76,8 +76,10 @@ def load_config(logdir: str) -> ml_collections.ConfigDict:
   # float32 arithmetic on the same float32 variables: exact, and this process runs
   # without oneDNN, which bfloat16 convolutions need.
   config.network.compute_dtype = 'float32'
-  # One device: an evaluation never trains, and needs no mirrored copies.
+  # One device, this process's CPU: an evaluation never trains, and needs no mirrored
+  # copies (nor the GPU a learner may have had).
   config.learner.inference_devices = config.learner.training_devices = 0
+  config.learner.training_strategy = 'mirrored'
   return config
 
 

@@ -2,7 +2,10 @@
 `tests/unit/test_device_split.py` in a fresh process, because the split must be made before
 TensorFlow starts. Prints one JSON line of measurements:
 
-  python -m tests.unit.device_split_run ALGORITHM INFERENCE TRAINING LOGDIR [STEPS]
+  python -m tests.unit.device_split_run ALGORITHM INFERENCE TRAINING LOGDIR [STEPS] [gpu]
+
+With `gpu`, the learner runs with `learner.training_strategy='gpu'`, logical CPU devices
+standing in for this host's GPUs (one more than it asks for: it must take the first ones).
 
 For every training step: the largest difference between the logits (V-trace) or Q values
 (R2D2) each inference device computes step by step and those of the training unroll on
@@ -27,9 +30,9 @@ from seed_graph.programs import registry
 from tests import helpers
 
 
-def _config(algorithm, inference, training, logdir):
+def _config(algorithm, inference, training, logdir, strategy):
   overrides = {'learner.inference_devices': inference,
-               'learner.training_devices': training,
+               'learner.training_devices': training, 'learner.training_strategy': strategy,
                'learner.batch_size': 2 * training, 'learner.queue_capacity': 64}
   return _SMALL_CONFIGS[algorithm](logdir, overrides)
 
@@ -121,8 +124,10 @@ _SMALL_CONFIGS = {'vtrace': _small_vtrace_config, 'r2d2': _small_r2d2_config}
 _TRAINING_INPUTS = {'vtrace': _vtrace_training_inputs, 'r2d2': _r2d2_training_inputs}
 
 
-def main(algorithm, inference, training, logdir, num_steps=3):
-  config = _config(algorithm, inference, training, logdir)
+def main(algorithm, inference, training, logdir, num_steps=3, strategy='mirrored'):
+  config = _config(algorithm, inference, training, logdir, strategy)
+  if strategy == 'gpu':  # No GPU here: logical CPU devices stand in, one to spare.
+    learner_devices.list_gpus = lambda: learner_devices._split_cpu(inference + training + 1)
   # Before the replay server below, which starts TensorFlow in this process.
   learner_devices.make_learner_devices(config.learner)
   rng = np.random.default_rng(0)
@@ -170,4 +175,4 @@ def main(algorithm, inference, training, logdir, num_steps=3):
 
 if __name__ == '__main__':
   main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4],
-       *map(int, sys.argv[5:]))
+       *map(int, sys.argv[5:6]), *sys.argv[6:7])

@@ -12,17 +12,18 @@ from seed_graph.algos import precision
 _AVX512 = frozenset({'avx512f', 'avx512bw'})
 
 
-@pytest.mark.parametrize('torso, onednn, flags, dtype', [
-    ('atari', True, _AVX512 | {'avx512_bf16'}, 'bfloat16'),  # Cooper Lake, Zen 4.
-    ('resnet', True, _AVX512 | {'avx512_bf16'}, 'bfloat16'),
-    ('atari', True, _AVX512, 'float32'),                     # Cascade Lake, Ice Lake.
-    ('atari', True, _AVX512 | {'avx512_bf16', 'amx_bf16'}, 'float32'),  # Sapphire Rapids.
-    ('atari', False, _AVX512 | {'avx512_bf16'}, 'float32'),  # No oneDNN, no bfloat16.
-    ('mlp', True, _AVX512 | {'avx512_bf16'}, 'float32'),
-    ('atari', True, frozenset(), 'float32'),                 # Flags unreadable.
+@pytest.mark.parametrize('torso, onednn, flags, gpu, dtype', [
+    ('atari', True, _AVX512 | {'avx512_bf16'}, False, 'bfloat16'),  # Cooper Lake, Zen 4.
+    ('resnet', True, _AVX512 | {'avx512_bf16'}, False, 'bfloat16'),
+    ('atari', True, _AVX512, False, 'float32'),              # Cascade Lake, Ice Lake.
+    ('atari', True, _AVX512 | {'avx512_bf16', 'amx_bf16'}, False, 'float32'),  # SPR.
+    ('atari', False, _AVX512 | {'avx512_bf16'}, False, 'float32'),  # No oneDNN.
+    ('mlp', True, _AVX512 | {'avx512_bf16'}, False, 'float32'),
+    ('atari', True, frozenset(), False, 'float32'),          # Flags unreadable.
+    ('atari', True, _AVX512 | {'avx512_bf16'}, True, 'float32'),  # A GPU learner.
 ])
-def test_auto_picks_bfloat16_only_where_it_trained_faster(torso, onednn, flags, dtype):
-  chosen, why = precision.choose(torso, onednn, flags)
+def test_auto_picks_bfloat16_only_where_it_trained_faster(torso, onednn, flags, gpu, dtype):
+  chosen, why = precision.choose(torso, onednn, flags, gpu)
   assert chosen == dtype and why
 
 

@@ -1,8 +1,9 @@
 """A program's nodes as commands, one process each, prepared the way Launchpad's own
 local_mp launcher prepares them (`launchpad/launch/local_multi_processing/launch.py`):
 launch context, handle connections, address binding, executables. Launchpad then hands
-the commands to its worker manager, which has no restart policy; `seed_graph.launch.supervision.supervisor`
-runs them instead.
+the commands to its worker manager, which has no restart policy; `supervisor.py` runs them
+instead. Each command's environment says which GPUs its process sees
+(`seed_graph.launch.runs.cuda_libraries`).
 """
 
 import dataclasses
@@ -15,6 +16,7 @@ from launchpad.nodes.python import local_multi_processing
 import ml_collections
 from ml_collections import config_flags
 
+from seed_graph.launch.runs import cuda_libraries
 from seed_graph.nodes import launchpad_private as private
 
 
@@ -89,7 +91,9 @@ def program_commands(program: lp.Program,
   commands = []
   for label, nodes in program.groups.items():
     for command in nodes[0].to_executables(nodes, label, nodes[0].launch_context):
+      role = node_role(nodes[0])
+      env = {k: str(v) for k, v in command.env_overrides.items()}
+      env.update(cuda_libraries.node_environment(role))  # Only a learner sees GPUs.
       commands.append(NodeCommand(command.title, label, tuple(command.command_as_list),
-                                  {k: str(v) for k, v in command.env_overrides.items()},
-                                  node_role(nodes[0])))
+                                  env, role))
   return commands
