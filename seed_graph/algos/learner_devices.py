@@ -88,12 +88,12 @@ def _gpus_for(learner_config: ml_collections.ConfigDict, wanted: int) -> List[st
   was found."""
   gpus = list_gpus()
   if len(gpus) < wanted:
-    keys = ('learner.inference_devices + learner.training_devices = '
-            f'{learner_config.inference_devices + learner_config.training_devices}'
-            if learner_config.inference_devices else 'both device counts 0: 1')
+    why = (f'learner.inference_devices={learner_config.inference_devices} + '
+           f'learner.training_devices={learner_config.training_devices}'
+           if learner_config.inference_devices else 'both device counts 0: one does both')
     raise RuntimeError(
-        f"learner.training_strategy='gpu' with {keys} GPU(s); this host's TensorFlow "
-        f'sees {len(gpus)}{": " + ", ".join(gpus) if gpus else ""} '
+        f"learner.training_strategy='gpu' needs {wanted} GPU{'s' * (wanted > 1)} ({why}); "
+        f"this host's TensorFlow sees {len(gpus)}{': ' + ', '.join(gpus) if gpus else ''} "
         '(python -m seed_graph.launch.devices says why)')
   return gpus
 

@@ -2,7 +2,8 @@
 --gpu` (scripts/test.sh runs it), the device report finds every CUDA library TensorFlow
 2.8 asks for, by its soname, in the pip packages; and in a running program the learner's
 TensorFlow loads them from there while every actor and evaluator starts with all GPUs
-hidden. The rest of the suite runs with the libraries installed, so the CPU tests show
+hidden; a learner asking for a GPU the host lacks stops the program at once, in one
+line. The rest of the suite runs with the libraries installed, so the CPU tests show
 that nothing else changed."""
 
 import os
@@ -63,3 +64,14 @@ def test_a_programs_learner_loads_them_and_its_actors_see_no_gpu(tmp_path):
       launcher.kill()
       launcher.wait()
   assert launcher.returncode == 0, helpers.launch_output(logdir)[-3000:]
+
+
+def test_a_learner_asking_for_a_gpu_the_host_lacks_stops_the_program_in_one_line(tmp_path):
+  result = helpers.run_launch(tmp_path / 'run', *helpers.SMALL_VTRACE_FLAGS,
+                              '--config.learner.training_strategy=gpu', timeout=300)
+  assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-3000:]
+  failed = [l for l in result.stdout.splitlines() if l.startswith('[launcher] FAILED: ')]
+  assert len(failed) == 1, result.stdout[-3000:]
+  assert ("learner/0 failed as it started, before it was up: RuntimeError: "
+          "learner.training_strategy='gpu' needs 1 GPU (both device counts 0: one does "
+          "both); this host's TensorFlow sees 0 ") in failed[0], failed[0]

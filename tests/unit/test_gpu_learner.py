@@ -67,8 +67,9 @@ def _learner(inference, training):
                                     'training_strategy': 'gpu'})
 
 
-@pytest.mark.parametrize('inference,training,asked', [(0, 0, 'both device counts 0: 1'),
-                                                      (1, 2, 'training_devices = 3')])
+@pytest.mark.parametrize('inference,training,asked', [
+    (0, 0, 'needs 1 GPU (both device counts 0: one does both)'),
+    (1, 2, 'needs 3 GPUs (learner.inference_devices=1 + learner.training_devices=2)')])
 def test_a_gpu_count_the_host_lacks_fails_at_the_learners_start(inference, training, asked,
                                                                 monkeypatch):
   monkeypatch.setattr(learner_devices, 'list_gpus', lambda: ['/device:GPU:0'][:inference])
