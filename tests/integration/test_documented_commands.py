@@ -16,6 +16,7 @@ optional part (`[--config.env.game=MsPacman]`) is added too, unless it is a plac
 directory, so nothing a user ran before is read.
 """
 
+import concurrent.futures
 import os
 import pathlib
 import re
@@ -96,11 +97,27 @@ def test_the_docs_have_the_commands_this_test_runs():
   assert any(line.startswith('python ') for _, line in _COMMANDS)  # docs/own_program.md
 
 
-@pytest.mark.parametrize('where,line', _COMMANDS, ids=[w for w, _ in _COMMANDS])
-def test_a_documented_command_runs_up_to_its_launch(where, line, tmp_path):
+def _run(index: int, tmp_path: pathlib.Path
+         ) -> Tuple[List[str], subprocess.CompletedProcess]:
+  where, line = _COMMANDS[index]
   argv, cwd = runnable(where, line, tmp_path)
-  (tmp_path / 'out').mkdir(exist_ok=True)
-  result = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=300,
-                          check=False)
+  (tmp_path / 'out').mkdir(parents=True, exist_ok=True)
+  return argv, subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=300,
+                              check=False)
+
+
+@pytest.fixture(scope='module')
+def outcomes(tmp_path_factory):
+  """Every command's (argv, result), two at a time: each is mostly one process importing
+  TensorFlow and building a program, on one core."""
+  with concurrent.futures.ThreadPoolExecutor(2) as pool:
+    return list(pool.map(lambda i: _run(i, tmp_path_factory.mktemp(f'command{i}')),
+                         range(len(_COMMANDS))))
+
+
+@pytest.mark.parametrize('index', range(len(_COMMANDS)), ids=[w for w, _ in _COMMANDS])
+def test_a_documented_command_runs_up_to_its_launch(index, outcomes):
+  where, line = _COMMANDS[index]
+  argv, result = outcomes[index]
   assert result.returncode == 0, (f'{where}: {line}\nran: {shlex.join(argv)}\n'
                                   + result.stdout[-1500:] + result.stderr[-3000:])
