@@ -50,3 +50,29 @@ def test_begin_step_reports_new_runs_per_row():
   assert again.tolist() == [False, True]
   assert states.prev_actions.tolist() == [1, 0, 0]
   np.testing.assert_array_equal(states.core_states[0][2], np.zeros(2))
+
+
+def test_a_resumed_learner_counts_no_game_it_did_not_see_begin():
+  # Env 0 is mid-game when the resumed learner first sees it; env 1's first step seen
+  # ends a game; env 2's actor restarts later (a new run id: a fresh game).
+  episodes = agent_states.EpisodeStatistics(num_envs=3, num_training_envs=3, window=10)
+  episodes.restore({'train': {'returns': [20.0], 'episodes': 1}})
+  ids = np.arange(3)
+  step = lambda rewards, overs, new_run: episodes.update(
+      ids, np.array(rewards, np.float32), np.array(overs), np.array(new_run))
+  step([0, 0, 0], [False, True, False], [True, True, True])  # First sight: all new runs.
+  step([3, 2, 1], [True, False, False], [False, False, False])
+  # Env 0's game began before the restart: its 3 are not a game's return.
+  assert episodes.snapshot()['episode_return'] == 20.0
+  step([0, 0, 9], [False, False, True], [False, False, True])  # Env 2: a new actor run.
+  step([5, 4, 6], [True, True, True], [False, False, False])
+  # Env 0's next game, env 1's game begun after the step it first saw, env 2's fresh one.
+  assert sorted(episodes.state()['train']['returns']) == [5.0, 6.0, 6.0, 20.0]
+
+
+def test_a_fresh_learner_counts_every_game():
+  episodes = agent_states.EpisodeStatistics(num_envs=1, num_training_envs=1, window=10)
+  ids = np.zeros(1, np.int64)
+  episodes.update(ids, np.zeros(1, np.float32), np.zeros(1, bool), np.ones(1, bool))
+  episodes.update(ids, np.full(1, 4.0, np.float32), np.ones(1, bool), np.zeros(1, bool))
+  assert episodes.snapshot()['episode_return'] == 4.0

@@ -56,12 +56,22 @@ class EpisodeStatistics:
   """Episode returns of training and evaluation environments (ids below
   `num_training_envs` train), with the mean over the last `window` training episodes and
   the last `eval_window` evaluation episodes (`window` if not given). Thread-safe: the
-  inference thread updates, the control edge reads."""
+  inference thread updates, the control edge reads.
+
+  A learner that resumed (`restore`) does not count the game each environment is in when
+  it first sees it: that game may have begun before the restart (a planned restart or a
+  crash restarts the learner alone, and the actors play on), and the rewards before it
+  are gone. Counting it undercounted every game in flight: in a Pong run each planned
+  restart pulled the mean down by 1-3 points. From an environment's next game on, every
+  game counts."""
 
   def __init__(self, num_envs: int, num_training_envs: int, window: int,
                eval_window: Optional[int] = None):
     self._num_training_envs = num_training_envs
     self._returns = np.zeros(num_envs, np.float64)
+    self._seen = np.zeros(num_envs, bool)  # Stepped since this learner started.
+    self._partial = np.zeros(num_envs, bool)  # In a game begun before it: not counted.
+    self._resumed = False
     self._windows = {'train': collections.deque(maxlen=window),
                      'eval': collections.deque(maxlen=eval_window or window)}
     self._episodes = {'train': 0, 'eval': 0}
@@ -72,13 +82,22 @@ class EpisodeStatistics:
     """Adds one step per row; returns (env ids, returns) of the episodes it ended. An
     episode here is a whole game: it ends where `game_overs` is set (a lost life that
     ended a training episode, `env.episodic_life`, does not end it)."""
+    first_sight = ~self._seen[env_ids]
+    if first_sight.any():
+      self._seen[env_ids[first_sight]] = True
+      # Mid-game unless this step ends one (see the class docstring).
+      self._partial[env_ids[first_sight]] = self._resumed & ~game_overs[first_sight]
     if new_run.any():
+      self._partial[env_ids[new_run & ~first_sight]] = False  # An actor's fresh start.
       self._returns[env_ids[new_run]] = 0
     continuing = ~new_run
     self._returns[env_ids[continuing]] += rewards[continuing]
     finished_ids = env_ids[continuing & game_overs]
     finished_returns = self._returns[finished_ids].copy()
     self._returns[finished_ids] = 0
+    whole = ~self._partial[finished_ids]
+    self._partial[finished_ids] = False
+    finished_ids, finished_returns = finished_ids[whole], finished_returns[whole]
     if finished_ids.size:
       with self._lock:
         for value, env_id in zip(finished_returns.tolist(), finished_ids.tolist()):
@@ -96,6 +115,7 @@ class EpisodeStatistics:
   def restore(self, state: dict) -> None:
     """Takes back what `state` gave (a resumed run's windows go on from there); each
     window keeps its newest returns if it is smaller now."""
+    self._resumed = True
     with self._lock:
       for kind, window in self._windows.items():
         saved = state.get(kind, {})
