@@ -53,26 +53,36 @@ def test_begin_step_reports_new_runs_per_row():
 
 
 def test_a_resumed_learner_counts_no_game_it_did_not_see_begin():
-  # Env 0 is mid-game when the resumed learner first sees it; env 1's first step seen
-  # ends a game; env 2's actor restarts later (a new run id: a fresh game).
-  episodes = agent_states.EpisodeStatistics(num_envs=3, num_training_envs=3, window=10)
-  episodes.restore({'train': {'returns': [20.0], 'episodes': 1}})
+  # Saved while envs 0-2 were in actor runs 11, 12, 13. After the learner's restart env 0
+  # (still run 11) is mid-game; env 1 (run 12) is first seen on the step that ends its
+  # game; env 2's actor started afresh meanwhile (run 99: a new game, which counts).
+  before = agent_states.EpisodeStatistics(num_envs=3, num_training_envs=3, window=10)
   ids = np.arange(3)
+  runs = np.array([11, 12, 13], np.int64)
+  before.update(ids, np.zeros(3, np.float32), np.ones(3, bool), np.ones(3, bool), runs)
+  before.update(ids, np.full(3, 20.0, np.float32), np.ones(3, bool), np.zeros(3, bool),
+                runs)
+  episodes = agent_states.EpisodeStatistics(num_envs=3, num_training_envs=3, window=10)
+  episodes.restore(before.state())
+  runs = np.array([11, 12, 99], np.int64)
   step = lambda rewards, overs, new_run: episodes.update(
-      ids, np.array(rewards, np.float32), np.array(overs), np.array(new_run))
+      ids, np.array(rewards, np.float32), np.array(overs), np.array(new_run), runs)
   step([0, 0, 0], [False, True, False], [True, True, True])  # First sight: all new runs.
   step([3, 2, 1], [True, False, False], [False, False, False])
-  # Env 0's game began before the restart: its 3 are not a game's return.
-  assert episodes.snapshot()['episode_return'] == 20.0
-  step([0, 0, 9], [False, False, True], [False, False, True])  # Env 2: a new actor run.
+  # Env 0's game began before the restart: its 3 points are not a game's return.
+  assert episodes.state()['train']['returns'] == [20.0, 20.0, 20.0]
   step([5, 4, 6], [True, True, True], [False, False, False])
-  # Env 0's next game, env 1's game begun after the step it first saw, env 2's fresh one.
-  assert sorted(episodes.state()['train']['returns']) == [5.0, 6.0, 6.0, 20.0]
+  # Env 0's next game, env 1's game begun after the step it was first seen on, env 2's.
+  assert episodes.state()['train']['returns'][3:] == [5.0, 6.0, 7.0]
 
 
-def test_a_fresh_learner_counts_every_game():
-  episodes = agent_states.EpisodeStatistics(num_envs=1, num_training_envs=1, window=10)
-  ids = np.zeros(1, np.int64)
-  episodes.update(ids, np.zeros(1, np.float32), np.zeros(1, bool), np.ones(1, bool))
-  episodes.update(ids, np.full(1, 4.0, np.float32), np.ones(1, bool), np.zeros(1, bool))
-  assert episodes.snapshot()['episode_return'] == 4.0
+def test_a_fresh_learner_and_one_resumed_without_run_ids_count_every_game():
+  for saved in (None, {'train': {'returns': [1.0], 'episodes': 1}}):  # An older save.
+    episodes = agent_states.EpisodeStatistics(num_envs=1, num_training_envs=1, window=10)
+    if saved:
+      episodes.restore(saved)
+    ids, run = np.zeros(1, np.int64), np.full(1, 7, np.int64)
+    episodes.update(ids, np.zeros(1, np.float32), np.zeros(1, bool), np.ones(1, bool), run)
+    episodes.update(ids, np.full(1, 4.0, np.float32), np.ones(1, bool), np.zeros(1, bool),
+                    run)
+    assert episodes.state()['train']['returns'][-1] == 4.0

@@ -58,35 +58,44 @@ class EpisodeStatistics:
   the last `eval_window` evaluation episodes (`window` if not given). Thread-safe: the
   inference thread updates, the control edge reads.
 
-  A learner that resumed (`restore`) does not count the game each environment is in when
-  it first sees it: that game may have begun before the restart (a planned restart or a
-  crash restarts the learner alone, and the actors play on), and the rewards before it
-  are gone. Counting it undercounted every game in flight: in a Pong run each planned
-  restart pulled the mean down by 1-3 points. From an environment's next game on, every
-  game counts."""
+  A learner restarts alone (a planned restart, a crash) while the actors play on, so the
+  game an environment is in when a resumed learner first sees it began before the
+  restart, its earlier rewards gone: that game is not counted (counting it undercounted
+  every game in flight: in a Pong run each planned restart pulled the mean down by 1-3
+  points). It is told by the environment's run id: the same as when the restored state
+  was saved (`state`) means the same actor run, mid-game; another means the actor
+  started afresh, and its first game counts, as after a whole program's resume. From an
+  environment's next game on, every game counts."""
 
   def __init__(self, num_envs: int, num_training_envs: int, window: int,
                eval_window: Optional[int] = None):
     self._num_training_envs = num_training_envs
     self._returns = np.zeros(num_envs, np.float64)
+    self._run_ids = np.zeros(num_envs, np.int64)  # Of each environment's actor run.
+    self._restored_run_ids: Optional[np.ndarray] = None  # Theirs at the restored save.
     self._seen = np.zeros(num_envs, bool)  # Stepped since this learner started.
     self._partial = np.zeros(num_envs, bool)  # In a game begun before it: not counted.
-    self._resumed = False
     self._windows = {'train': collections.deque(maxlen=window),
                      'eval': collections.deque(maxlen=eval_window or window)}
     self._episodes = {'train': 0, 'eval': 0}
     self._lock = threading.Lock()
 
   def update(self, env_ids: np.ndarray, rewards: np.ndarray, game_overs: np.ndarray,
-             new_run) -> Tuple[np.ndarray, np.ndarray]:
+             new_run, run_ids: Optional[np.ndarray] = None
+             ) -> Tuple[np.ndarray, np.ndarray]:
     """Adds one step per row; returns (env ids, returns) of the episodes it ended. An
     episode here is a whole game: it ends where `game_overs` is set (a lost life that
-    ended a training episode, `env.episodic_life`, does not end it)."""
+    ended a training episode, `env.episodic_life`, does not end it). `run_ids`: each
+    row's actor run (None: unknown, and every game counts)."""
     first_sight = ~self._seen[env_ids]
     if first_sight.any():
       self._seen[env_ids[first_sight]] = True
-      # Mid-game unless this step ends one (see the class docstring).
-      self._partial[env_ids[first_sight]] = self._resumed & ~game_overs[first_sight]
+      if self._restored_run_ids is not None and run_ids is not None:
+        seen = env_ids[first_sight]  # Mid-game unless this step ends one.
+        self._partial[seen] = ((self._restored_run_ids[seen] == run_ids[first_sight])
+                               & ~game_overs[first_sight])
+    if run_ids is not None and new_run.any():
+      self._run_ids[env_ids[new_run]] = run_ids[new_run]
     if new_run.any():
       self._partial[env_ids[new_run & ~first_sight]] = False  # An actor's fresh start.
       self._returns[env_ids[new_run]] = 0
@@ -107,15 +116,20 @@ class EpisodeStatistics:
     return finished_ids, finished_returns
 
   def state(self) -> dict:
-    """The windows' returns and the episode counts, JSON-able, for `restore`."""
+    """The windows' returns, the episode counts and each environment's run id, JSON-able,
+    for `restore`."""
     with self._lock:
-      return {kind: {'returns': list(window), 'episodes': self._episodes[kind]}
-              for kind, window in self._windows.items()}
+      state = {kind: {'returns': list(window), 'episodes': self._episodes[kind]}
+               for kind, window in self._windows.items()}
+    state['run_ids'] = self._run_ids.tolist()
+    return state
 
   def restore(self, state: dict) -> None:
     """Takes back what `state` gave (a resumed run's windows go on from there); each
     window keeps its newest returns if it is smaller now."""
-    self._resumed = True
+    saved_ids = state.get('run_ids')
+    if isinstance(saved_ids, list) and len(saved_ids) == len(self._run_ids):
+      self._restored_run_ids = np.array(saved_ids, np.int64)
     with self._lock:
       for kind, window in self._windows.items():
         saved = state.get(kind, {})

@@ -1,7 +1,6 @@
 """The learner-inference process, shared by every algorithm: it owns the inference edge,
 every environment's state, checkpoints, metrics and the run loop, and calls one
-algorithm object (`seed_graph.algos.base.Algorithm`) for what differs between
-V-trace and R2D2.
+algorithm object (`seed_graph.algos.base.Algorithm`) for what differs between algorithms.
 
 One inference step (a batcher thread, `infer_batch`): wait while the algorithm takes no
 data, merge the callers' requests, start new actor runs afresh, count episodes, ask the
@@ -150,7 +149,8 @@ class Learner:
     env_ids = step.env_ids
     with self._step_lock:
       new_run = self._env_states.begin_step(env_ids, step.run_ids)
-      finished = self._episodes.update(env_ids, step.rewards, step.game_overs, new_run)
+      finished = self._episodes.update(env_ids, step.rewards, step.game_overs, new_run,
+                                       step.run_ids)
       if self._tasks:
         self._tasks.add(*finished)
       if new_run.any():
