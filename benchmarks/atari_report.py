@@ -1,13 +1,11 @@
 """The Atari suite's results page from its runs' logdirs (see `benchmarks.atari_suite`).
 
-Writes `atari.json` (one entry per finished run, and the unfinished ones apart),
-`atari.md` (a row per setting, a game's config and any named variant of it: the budget,
-the final return's mean and standard deviation over seeds, frames and wall-clock to the
-anchor's score, training frames/s; then every run, finished or not, and the suite
-commands that train them) and `atari.png` (per game and setting, the mean training return
-over seeds against frames, the spread between the lowest and highest seed shaded, the
-anchor's score as a line; past an unfinished run's last point, over the runs that got
-there).
+Writes `atari.json` (finished runs, and the unfinished apart), `atari.md` (a row per
+setting, a game's config and any named variant of it: the budget, the final and the
+evaluated return over seeds, frames and wall-clock to the anchor's score, frames/s; then
+every run and the suite commands that train them) and `atari.png` (per game and setting,
+the mean training return over seeds against frames, lowest to highest seed shaded, the
+anchor as a line; past an unfinished run's end, over the runs that got there).
 
 Runs are read from the logdirs under the suite's root and from the `atari.json` already
 in the output directory: a run recorded there whose logdir is not under the root (made on
@@ -46,6 +44,21 @@ def frames_trained(logdir: str) -> int:
     return 0
 
 
+def evaluation(logdir: str) -> Optional[dict]:
+  """`launch.eval`'s games with the run's newest checkpoint (its `eval.json`), or None
+  if it has none or an older checkpoint's."""
+  paths = [os.path.join(logdir, name) for name in ('eval.json', 'checkpoints/checkpoint')]
+  if not all(os.path.exists(path) for path in paths):
+    return None
+  with open(paths[0]) as f:
+    games = json.load(f)
+  with open(paths[1]) as f:
+    newest = f.readline().split('"')[1]  # model_checkpoint_path: "ckpt-N"
+  if os.path.basename(games['checkpoint']) != os.path.basename(newest):
+    return None
+  return {key: games[key] for key in ('mean_return', 'std_return', 'episodes', 'epsilon')}
+
+
 def read_run(logdir: str) -> Optional[dict]:
   """One run's figures, or None if it has no records yet."""
   with open(os.path.join(logdir, SUITE_FILE)) as f:
@@ -68,6 +81,7 @@ def read_run(logdir: str) -> Optional[dict]:
       'budget': suite['frames'], 'budget_changes': suite.get('budget_changes', []),
       'frames': int(frames[-1]),
       'final_return': next((r for r in reversed(curves['return']) if r is not None), None),
+      'evaluated': evaluation(logdir),
       'wall_clock_seconds': round(seconds),
       'frames_per_second': round(frames[-1] / seconds) if seconds else None,
       'frames_to_anchor': None if at_anchor is None else int(frames[at_anchor]),
@@ -164,8 +178,11 @@ def _summary_rows(finished: List[dict]) -> List[str]:
         f'{run["frames_to_anchor"] / 1e6:.1f}M' for run in reached)) if reached else 'none'
     clock = ', '.join(_hours(run['wall_clock_to_anchor_seconds']) for run in reached) or '-'
     fps = statistics.median(run['frames_per_second'] or 0 for run in runs)
+    evaluated = [run['evaluated']['mean_return'] for run in runs if run.get('evaluated')]
     rows.append(f'| {game} | {label(runs[0])} | {len(runs)} | {key[-1] / 1e6:g}M '
                 f'| {_mean_std(r["final_return"] for r in runs)} '
+                f'| {_mean_std(evaluated)}'
+                f'{"" if len(evaluated) in (0, len(runs)) else f" ({len(evaluated)} seeds)"} '
                 f'| {"-" if not anchor else f"{anchor[0]:,.2f} ± {anchor[1]:,.2f}"} '
                 f'| {"-" if not anchor else f"{anchor[2]:,.2f} ± {anchor[3]:,.2f}"} '
                 f'| {to_anchor} | {clock} | {fps:,.0f} |')
@@ -177,8 +194,11 @@ def _run_row(run: dict, finished: bool) -> str:
   state += ''.join(f'; budget {c["from"] / 1e6:g}M until {c["at_frames"] / 1e6:.2f}M, '
                    f'then {c["to"] / 1e6:g}M' for c in run['budget_changes'])
   final = '-' if run['final_return'] is None else f'{run["final_return"]:,.2f}'
+  games = run.get('evaluated')
+  evaluated = '-' if not games else (f'{games["mean_return"]:,.2f} ± '
+                                     f'{games["std_return"]:,.2f} ({games["episodes"]})')
   return (f'| {run["game"]} | {label(run)} | {run["seed"]} | {run["frames"] / 1e6:.2f}M'
-          f'{state} | {final} | {_hours(run["wall_clock_seconds"])} | '
+          f'{state} | {final} | {evaluated} | {_hours(run["wall_clock_seconds"])} | '
           f'{run["frames_per_second"] or 0:,} | `{run["commit"]}` | '
           f'{" ".join(run["overrides"]) or "-"} |')
 
@@ -192,23 +212,26 @@ def _page(finished: List[dict], unfinished: List[dict]) -> str:
            '`seed_graph/configs/atari_cleanrl_vtrace.py`. A row is a setting: a config, '
            'and a named variant of it with its overrides. Final return: the mean of the last 100 '
            'whole games (all lives) at the run\'s last record that has one; "to anchor": '
-           'the first record whose mean reaches CleanRL\'s mean. Wall-clock counts the '
+           'the first record whose mean reaches CleanRL\'s mean. Evaluated: the games '
+           '`launch.eval` played with a finished run\'s final checkpoint (their number in '
+           'brackets; the config\'s evaluation epsilon), a score no restart of the '
+           'learner touches. Wall-clock counts the '
            'learner\'s running time (a resumed run\'s segments added up). The learning '
            'rate decays linearly to 0 at a run\'s budget: a run whose budget changed says '
            'so. Runs made elsewhere are carried from the previous `atari.json`. What '
            'CleanRL\'s own script needs for its 40M frames on the machine these ran on, '
            'measured side by side with the preset, is in '
            '[speed.md](speed.md#against-cleanrl).', '',
-           '| game | setting | seeds | budget | final return | CleanRL PPO (40M) '
-           '| baselines PPO (40M) | frames to anchor | wall-clock to anchor '
-           '| training frames/s |', '| --- ' * 10 + '|']
+           '| game | setting | seeds | budget | final return | evaluated '
+           '| CleanRL PPO (40M) | baselines PPO (40M) | frames to anchor '
+           '| wall-clock to anchor | training frames/s |', '| --- ' * 11 + '|']
   lines += _summary_rows(finished)
   if not finished:
     lines[-2:] = ['No run has reached its frame budget yet: every run so far is below, '
                   'under "Every run".']
   lines += ['', '![Atari curves](atari.png)', '', '## Every run', '',
-            '| game | setting | seed | frames | final return | wall-clock | frames/s | commit '
-            '| overrides |', '| --- ' * 9 + '|']
+            '| game | setting | seed | frames | final return | evaluated | wall-clock '
+            '| frames/s | commit | overrides |', '| --- ' * 10 + '|']
   lines += [_run_row(run, True) for run in finished]
   lines += [_run_row(run, False) for run in unfinished]
   lines += ['', 'To train a setting\'s runs (a finished run is skipped, an unfinished one '

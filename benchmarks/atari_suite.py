@@ -2,7 +2,7 @@ r"""The Atari benchmark suite: game x seed to a frame budget, then the results p
 
   python -m benchmarks.atari_suite [--config=atari_cleanrl_vtrace] \
       [--games=Pong,Breakout,BeamRider] [--seeds=0,1] [--frames=40000000] \
-      [--root=runs/atari] [--output_dir=docs/results] [--report_only] \
+      [--root=runs/atari] [--output_dir=docs/results] [--report_only] [--eval_episodes=10] \
       [--variant=NAME --config.KEY=VALUE ...]
 
 A smoke run (about a minute): `--games=Pong --seeds=0 --frames=20000 --root=/tmp/suite
@@ -26,7 +26,9 @@ new commit. The default root, `runs/atari`, is
 inside the checkout and ignored by git, so the runs travel with the working tree. Each
 launch appends the checkout's commit to `<run>/suite.json`, and a run resumed with a
 different `--frames` records the change there (the learning rate decays linearly to 0 at
-the budget, so the page shows it beside the run).
+the budget, so the page shows it beside the run). A finished run's final checkpoint then
+plays `--eval_episodes` games (`python -m seed_graph.launch.eval`, into `<run>/eval.json`),
+once: the page's evaluated return.
 
 After every run, and alone with `--report_only`, `benchmarks.atari_report` writes
 `<output_dir>/atari.md`, `atari.json` and `atari.png` from every run under `--root`,
@@ -40,7 +42,7 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Optional
+from typing import Optional, Tuple
 
 from absl import app
 from absl import flags
@@ -66,6 +68,10 @@ _FROZEN = flags.DEFINE_bool(
     'frozen_code', False, 'Train from a copy of the committed HEAD (runs/code/<commit>), '
     'so that editing the checkout meanwhile cannot reach the run: its nodes start again '
     'from the code it started with after a crash or a planned restart.')
+_EVAL_EPISODES = flags.DEFINE_integer(
+    'eval_episodes', 10, 'Games a finished run\'s final checkpoint plays (launch.eval, '
+    'the config\'s evaluation epsilon) for the page\'s evaluated return; 0: none.',
+    lower_bound=0)
 _OVERRIDES = []  # The KEY=VALUE of every --config.KEY=VALUE, in order.
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -124,17 +130,24 @@ def run_dir(game: str, seed: int) -> str:
                       f'{_VARIANT.value}-seed{seed}' if _VARIANT.value else f'seed{seed}')
 
 
+def _code() -> Tuple[str, Optional[str], dict]:
+  """(the commit a launch runs, the frozen copy of it to run from or None, the
+  environment to run with)."""
+  commit, tree, env = _commit(), None, dict(os.environ)
+  if _FROZEN.value:
+    commit, tree = code_snapshots.frozen_head(os.path.join(REPO, 'runs', 'code'))
+    env['PYTHONPATH'] = os.pathsep.join([tree, *filter(None, [env.get('PYTHONPATH')])])
+  return commit, tree, env
+
+
 def train(game: str, seed: int) -> int:
   """Trains (or resumes) one run to the budget; the launcher's exit code."""
   logdir = os.path.abspath(run_dir(game, seed))
   os.makedirs(logdir, exist_ok=True)
-  commit, tree, env = _commit(), None, dict(os.environ)
+  commit, tree, env = _code()
   config = _CONFIG.value  # A preset's name, or a file: then by its path from here.
   if config.endswith('.py'):
     config = os.path.abspath(config)
-  if _FROZEN.value:
-    commit, tree = code_snapshots.frozen_head(os.path.join(REPO, 'runs', 'code'))
-    env['PYTHONPATH'] = os.pathsep.join([tree, *filter(None, [env.get('PYTHONPATH')])])
   _record_launch(logdir, game, seed, commit)
   command = [sys.executable, '-m', 'seed_graph.launch.local', f'--config={config}',
              f'--logdir={logdir}', f'--config.env.game={game}', f'--config.seed={seed}',
@@ -151,6 +164,43 @@ def train(game: str, seed: int) -> int:
       launcher.send_signal(signal.SIGINT)  # One SIGINT: the launcher stops in order.
       launcher.wait()
       raise
+
+
+def evaluate(game: str, seed: int) -> int:
+  """Plays `--eval_episodes` games with a finished run's final checkpoint, unless its
+  `eval.json` already holds as many; launch.eval's exit code."""
+  logdir = os.path.abspath(run_dir(game, seed))
+  done = atari_report.evaluation(logdir)
+  if not _EVAL_EPISODES.value or (done and done['episodes'] >= _EVAL_EPISODES.value):
+    return 0
+  _, tree, env = _code()
+  print(f'[atari_suite] {game} seed {seed}: its final checkpoint plays '
+        f'{_EVAL_EPISODES.value} games', flush=True)
+  with open(os.path.join(logdir, 'launcher.out'), 'a') as output:
+    return subprocess.call([sys.executable, '-m', 'seed_graph.launch.eval',
+                            f'--logdir={logdir}', f'--episodes={_EVAL_EPISODES.value}'],
+                           cwd=tree, env=env, stdout=output, stderr=subprocess.STDOUT)
+
+
+def finish(game: str, seed: int) -> None:
+  """Trains (or resumes) one run to the budget and evaluates it; exits with one line if
+  either fails or is interrupted (the run stopped and saved)."""
+  run = run_dir(game, seed)
+  try:
+    trained = atari_report.frames_trained(run) >= _FRAMES.value
+    if trained:
+      print(f'[atari_suite] {game} seed {seed}: complete', flush=True)
+    code = 0 if trained else train(game, seed)
+    if code:
+      sys.exit(f'error: {game} seed {seed} failed (launcher exit code {code}); see '
+               f'{os.path.join(run, "launcher.out")}')
+    code = evaluate(game, seed)
+  except KeyboardInterrupt:
+    sys.exit(f'[atari_suite] interrupted: {game} seed {seed} stopped and saved; the '
+             'same command resumes it')
+  if code:
+    sys.exit(f'error: evaluating {game} seed {seed} failed (launch.eval exit code {code}); '
+             f'see {os.path.join(run, "launcher.out")}')
 
 
 def check_flags(seeds) -> None:
@@ -183,18 +233,7 @@ def main(argv):
     stop_on_signals()
     for game in _GAMES.value:
       for seed in seeds:
-        run = run_dir(game, seed)
-        if atari_report.frames_trained(run) >= _FRAMES.value:
-          print(f'[atari_suite] {game} seed {seed}: complete', flush=True)
-          continue
-        try:
-          code = train(game, seed)
-        except KeyboardInterrupt:
-          sys.exit(f'[atari_suite] interrupted: {game} seed {seed} stopped and saved; the '
-                   'same command resumes it')
-        if code:
-          sys.exit(f'error: {game} seed {seed} failed (launcher exit code {code}); see '
-                   f'{os.path.join(run, "launcher.out")}')
+        finish(game, seed)
         atari_report.write(_ROOT.value, _OUTPUT.value)
   paths = atari_report.write(_ROOT.value, _OUTPUT.value)
   print(f'[atari_suite] wrote {", ".join(paths)}', flush=True)

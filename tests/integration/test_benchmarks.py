@@ -257,7 +257,7 @@ def test_atari_suite(tmp_path):
            f'--output_dir={output}', '--config.actors.num=1',
            '--config.actors.env_batch_size=4', '--config.evaluators.num=0',
            '--config.learner.batch_size=4', '--config.learner.minibatches=2',
-           '--config.logging.interval_seconds=1')
+           '--config.logging.interval_seconds=1', '--eval_episodes=1')
   # Started as `nohup ... &` starts it (SIGINT ignored), `kill` stops the run in order.
   interrupted = _killed_once_training(suite + ('--frames=20000',), root / 'Pong' / 'seed3')
   # Resumed to a larger budget: the change is on the page.
@@ -270,6 +270,12 @@ def test_atari_suite(tmp_path):
   assert -21 <= run['final_return'] <= 21 and run['frames_to_anchor'] is None
   assert run['config'] == 'atari_cleanrl_vtrace' and run['commit']
   assert run['budget_changes'] == [{'at_frames': interrupted, 'from': 20000, 'to': 24000}]
+  # The finished run's final checkpoint played its game (an untrained agent: no point).
+  evaluated = json.loads((root / 'Pong' / 'seed3' / 'eval.json').read_text())
+  assert evaluated['checkpoint'].endswith(helpers.latest_checkpoint(root / 'Pong' / 'seed3'))
+  assert run['evaluated'] == {'mean_return': evaluated['mean_return'], 'std_return': 0.0,
+                              'episodes': 1, 'epsilon': evaluated['epsilon']}
+  assert -21 <= evaluated['mean_return'] <= 0
   # Another setting in that run's directory fails before training, naming the way out.
   other = subprocess.run([sys.executable, '-m', 'benchmarks.atari_suite', *suite[1:],
                           '--config.learner.epochs=2'], cwd=helpers.REPO,
@@ -284,6 +290,6 @@ def test_atari_suite(tmp_path):
           '--frames=24000 --config.actors.num=1 ') in page  # The command for the row.
   # A complete run is not trained again; the report is written again.
   out = run_benchmark(*suite)
-  assert 'Pong seed 3: complete' in out
+  assert 'Pong seed 3: complete' in out and 'plays' not in out  # Evaluated once.
   with open(root / 'Pong' / 'seed3' / 'suite.json') as f:
     assert len(json.load(f)['launches']) == 2

@@ -113,3 +113,33 @@ def test_an_unfinished_seed_does_not_cut_its_settings_curve_short():
   assert list(mean) == [1.0, 6.0, 10.0, 15.0, 20.0]  # Past 0.5M, the finished run alone.
   assert list(low) == [0.0, 5.0, 10.0, 15.0, 20.0]
   assert list(high) == [2.0, 7.0, 10.0, 15.0, 20.0]
+
+
+def _evaluated(run, checkpoint, newest, mean, std, episodes=10):
+  """`launch.eval`'s eval.json for `checkpoint`, and `newest` as the run's newest."""
+  (run / 'checkpoints').mkdir(exist_ok=True)
+  (run / 'checkpoints' / 'checkpoint').write_text(f'model_checkpoint_path: "{newest}"\n')
+  (run / 'eval.json').write_text(json.dumps({
+      'checkpoint': str(run / 'checkpoints' / checkpoint), 'learner_steps': 9,
+      'epsilon': 0.01, 'episodes': episodes, 'mean_return': mean, 'std_return': std,
+      'results': []}))
+
+
+def test_the_final_checkpoints_games_are_the_evaluated_return(tmp_path):
+  root = tmp_path / 'runs'
+  _run(root, 'seed0', 0, [-20.0, 0.0, 19.0, 15.0])
+  _run(root, 'seed1', 1, [-20.0, -5.0, 18.0, 19.5])
+  _run(root, 'seed2', 2, [-20.0, -5.0, 18.0, 19.0])
+  _evaluated(root / 'Pong' / 'seed0', 'ckpt-7', 'ckpt-7', 20.5, 0.81)
+  _evaluated(root / 'Pong' / 'seed1', 'ckpt-7', 'ckpt-7', 19.5, 1.2, episodes=4)
+  _evaluated(root / 'Pong' / 'seed2', 'ckpt-5', 'ckpt-7', -21.0, 0.0)  # An older one's.
+  atari_report.write(str(root), str(tmp_path / 'page'))
+  page = (tmp_path / 'page' / 'atari.md').read_text()
+  summary = next(line for line in page.splitlines() if line.startswith('| Pong | atari'))
+  assert summary.startswith('| Pong | atari_cleanrl_vtrace | 3 | 2M | 17.83 ± 2.47 '
+                            '| 20.00 ± 0.71 (2 seeds) |')
+  assert '| Pong | atari_cleanrl_vtrace | 0 | 2.00M | 15.00 | 20.50 ± 0.81 (10) |' in page
+  assert '| Pong | atari_cleanrl_vtrace | 1 | 2.00M | 19.50 | 19.50 ± 1.20 (4) |' in page
+  assert '| Pong | atari_cleanrl_vtrace | 2 | 2.00M | 19.00 | - |' in page
+  runs = json.loads((tmp_path / 'page' / 'atari.json').read_text())['runs']
+  assert [r['evaluated'] and r['evaluated']['episodes'] for r in runs] == [10, 4, None]
