@@ -39,6 +39,7 @@ from seed_graph.launch.runs import program_args
 from seed_graph.launch.runs import tensorflow_environment
 from seed_graph.config.schema import ConfigError
 from seed_graph.inference import transport
+from seed_graph.nodes import replay_socket
 
 _PLAN = flags.DEFINE_string('plan', None, 'The plan file (launch.placement).')
 _HOST = flags.DEFINE_string('host', None, 'This host\'s name in the plan.')
@@ -97,6 +98,20 @@ def orphan_condition(config: ml_collections.ConfigDict, timeout: float):
   return condition
 
 
+def _binding(plan: placement.Plan, program, mine):
+  """`placement.bind` for this host: a node only its own host uses (the replay) on a Unix
+  socket, from a network namespace of its own, where this host can start one; else on
+  its plan port, said as a warning."""
+  cannot = replay_socket.namespaces_unavailable()
+  host_only = [name for name, node in placement.node_names(program)
+               if name in mine and getattr(node, 'HOST_ONLY', False)]
+  if host_only and cannot:
+    print(f'host {_HOST.value}: warning: {", ".join(host_only)} will listen on every '
+          'interface (its plan port) and Reverb checks no secret: this host cannot start '
+          f'a network namespace of its own ({cannot})', flush=True)
+  return lambda p: placement.bind(p, plan, host_only_sockets=not cannot)
+
+
 def main(argv: Sequence[str]):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {argv[1:]}')
@@ -111,7 +126,7 @@ def main(argv: Sequence[str]):
     _fail(str(error))
   commands = [c for c in node_commands.program_commands(
       program, node_commands.stop_grace_resources(program, _STOP_GRACE.value),
-      lambda p: placement.bind(p, plan)) if c.name in mine]
+      _binding(plan, program, mine)) if c.name in mine]
   print(f'host {_HOST.value}: {", ".join(sorted(mine))} (plan {plan.fingerprint})',
         flush=True)
   lock = logdir_lock.LogdirLock(config.logdir, _HOST.value)  # Held until the end.

@@ -33,6 +33,7 @@ import ml_collections
 from seed_graph.config import schema as config_schema
 from seed_graph.launch.runs import config_args
 from seed_graph.launch.runs import program_args
+from seed_graph.nodes import replay_socket
 from seed_graph.nodes.actor import ActorNode
 
 
@@ -41,7 +42,8 @@ class PlanError(ValueError):
 
 
 class FixedAddressBuilder(lp_address.AbstractAddressBuilder):
-  """An address that is `host:port` wherever it is resolved (pickled with the nodes)."""
+  """An address (`host:port`, or `unix:<path>`) that is the same wherever it is resolved
+  (pickled with the nodes)."""
 
   def __init__(self, host_port: str):
     self._host_port = host_port
@@ -139,12 +141,16 @@ def make_plan(program: lp.Program, config: ml_collections.ConfigDict, config_pat
               fingerprint(program, config, ports, program_spec), program_spec)
 
 
-def bind(program: lp.Program, plan: Plan):
-  """Binds every address of the program to its host and port in the plan."""
+def bind(program: lp.Program, plan: Plan, host_only_sockets: bool = False):
+  """Binds every address of the program to its host and port in the plan; with
+  `host_only_sockets`, a node that only its own host's nodes use (`HOST_ONLY`: the
+  replay) to a Unix socket of the run instead (`seed_graph.nodes.replay_socket`)."""
   for name, node in node_names(program):
     host = plan.hosts[plan.nodes[name]]
     for address, port in zip(node.addresses, plan.ports[name]):
-      address.bind(FixedAddressBuilder(f'{host}:{port}'))
+      address.bind(FixedAddressBuilder(
+          replay_socket.address(plan.fingerprint, name)
+          if host_only_sockets and getattr(node, 'HOST_ONLY', False) else f'{host}:{port}'))
 
 
 _OVERRIDES = []  # The `--config.KEY=VALUE` arguments, taken out before absl sees them.

@@ -11,6 +11,9 @@ cannot read (zeros or garbage where a write was cut short) is reported by name a
 aside, into `<checkpoint_dir>.damaged/` (Reverb would find it anywhere inside the
 directory), and any complete one before it is tried, until one loads or none is left:
 then the replay starts empty, and says so (docs/supervision.md, "Checkpoints").
+
+At a `unix:<path>` address it serves from a network namespace of its own, through that
+socket alone (`seed_graph.nodes.replay_socket`).
 """
 
 import os
@@ -24,6 +27,7 @@ import reverb
 
 from seed_graph.lifecycle import launcher_watch
 from seed_graph.nodes import launchpad_private as private
+from seed_graph.nodes import replay_socket
 
 DAMAGED_SUFFIX = '.damaged'  # Of the folder damaged checkpoints are moved into.
 
@@ -68,6 +72,9 @@ def start_server(make_tables: Callable[[], List[reverb.Table]], port: int,
 class ReplayNode(lp.ReverbNode):
   """See the module docstring."""
   SUPERVISION_ROLE = 'store'  # Restarted a few times, stopped last (launch.supervision).
+  # Only nodes of its own host use it: a multi-host launch may give it a `unix:` address
+  # and a network namespace of its own (`replay_socket`).
+  HOST_ONLY = True
 
   def __init__(self, make_tables: Callable[[], List[reverb.Table]],
                checkpoint_dir: Optional[str]):
@@ -76,9 +83,13 @@ class ReplayNode(lp.ReverbNode):
 
   def run(self) -> None:
     launcher_watch.watch()
+    address = private.node_address(self).resolve()
+    host_only = replay_socket.is_private(address)
+    port = (replay_socket.private_port() if host_only
+            else lp_address.get_port_from_address(address))
     # Not ReverbNode.run: it would fail on a damaged checkpoint.
-    self._server = start_server(
-        private.reverb_tables_fn(self),
-        lp_address.get_port_from_address(private.node_address(self).resolve()),
-        self._checkpoint_dir)
+    self._server = start_server(private.reverb_tables_fn(self), port, self._checkpoint_dir)
+    forwarder = replay_socket.SocketForwarder(address, port) if host_only else None
     worker_manager.wait_for_stop()
+    if forwarder:
+      forwarder.close()

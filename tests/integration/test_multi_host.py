@@ -69,6 +69,20 @@ def _outputs(tmp_path):
                    for h in HOSTS)
 
 
+def _node_log(tmp_path, group: str) -> str:
+  logs = tmp_path / 'run' / 'logs'
+  return ''.join(path.read_text() for path in logs.glob(f'{group}*.log')) if logs.is_dir() else ''
+
+
+def _connects(network, host: str, address: str, port: int) -> int:
+  """connect()'s error number (0: connected) to `address:port` from `host`."""
+  probe = network.run(host, [sys.executable, '-c', 'import socket, sys; s = socket.socket(); '
+                             's.settimeout(5); print(s.connect_ex((sys.argv[1], '
+                             'int(sys.argv[2]))))', address, str(port)],
+                      stdout=subprocess.PIPE, text=True)
+  return int(probe.communicate(timeout=60)[0])
+
+
 def _namespaces():
   listing = subprocess.run(['ip', 'netns', 'list'], capture_output=True, text=True).stdout
   return {line.split()[0] for line in listing.splitlines() if line.strip()}
@@ -233,6 +247,13 @@ def test_r2d2_trains_across_hosts_with_the_replay_beside_the_learner(tmp_path):
     assert plan.nodes['replay/0'] == 'learner'
     agents = _start_agents(tmp_path, network, secrets.token_urlsafe(24))
     deadline = time.time() + 300
+    # Reverb checks no secret, so the replay answers the learner on a Unix socket, from a
+    # network namespace of its own: its plan port is closed, on every host.
+    assert helpers.wait_for(lambda: 'replay reached through' in _node_log(tmp_path, 'replay'),
+                            120), _outputs(tmp_path)
+    for host in HOSTS:
+      assert _connects(network, host, network.addresses['learner'],
+                       plan.ports['replay/0'][0]) != 0, host
     for host, agent in agents.items():
       agent.wait(timeout=max(1, deadline - time.time()))
       assert agent.returncode == 0, (host, _outputs(tmp_path))

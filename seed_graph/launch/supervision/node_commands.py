@@ -3,7 +3,8 @@ local_mp launcher prepares them (`launchpad/launch/local_multi_processing/launch
 launch context, handle connections, address binding, executables. Launchpad then hands
 the commands to its worker manager, which has no restart policy; `supervisor.py` runs them
 instead. Each command's environment says which GPUs its process sees
-(`seed_graph.launch.runs.cuda_libraries`).
+(`seed_graph.launch.runs.cuda_libraries`); a node bound to a Unix socket starts in a
+network namespace of its own.
 """
 
 import dataclasses
@@ -18,6 +19,7 @@ from ml_collections import config_flags
 
 from seed_graph.launch.runs import cuda_libraries
 from seed_graph.nodes import launchpad_private as private
+from seed_graph.nodes import replay_socket
 
 
 # What the supervisor does with a node (`supervisor.py`) follows its role, which a node
@@ -90,10 +92,19 @@ def program_commands(program: lp.Program,
   bind_addresses(program)
   commands = []
   for label, nodes in program.groups.items():
-    for command in nodes[0].to_executables(nodes, label, nodes[0].launch_context):
+    executables = nodes[0].to_executables(nodes, label, nodes[0].launch_context)
+    for node, command in zip(nodes, executables):  # One process per node.
       role = node_role(nodes[0])
       env = {k: str(v) for k, v in command.env_overrides.items()}
       env.update(cuda_libraries.node_environment(role))  # Only a learner sees GPUs.
-      commands.append(NodeCommand(command.title, label, tuple(command.command_as_list),
+      commands.append(NodeCommand(command.title, label,
+                                  _namespace_prefix(node) + tuple(command.command_as_list),
                                   env, role))
   return commands
+
+
+def _namespace_prefix(node) -> Tuple[str, ...]:
+  """A node bound to a Unix socket runs in a network namespace of its own, where its
+  ports face no network (`seed_graph.nodes.replay_socket`)."""
+  private = any(replay_socket.is_private(address.resolve()) for address in node.addresses)
+  return replay_socket.NAMESPACE_COMMAND if private else ()
