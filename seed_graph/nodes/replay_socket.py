@@ -138,6 +138,9 @@ class SocketForwarder:
         return  # Closed.
       try:
         server = socket.create_connection(('127.0.0.1', self._port))
+        # As gRPC's own sockets: without it, Nagle's algorithm and delayed ACKs held each
+        # small message ~40 ms (benchmarks.replay_socket: 16 batches/s against 450).
+        server.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
       except OSError as error:
         logging.warning('replay socket: the server did not answer (%s)', error)
         client.close()

@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from seed_graph.nodes import replay_socket
 from tests import helpers
 
 # The whole program start-up (TensorFlow in every process) dominates most of these.
@@ -121,6 +122,18 @@ def test_replay_memory():
   assert result['observation_shape'] == [84, 84] and result['frame_stack'] == 4
   assert result['capacity'] == result['table_size'] == 64
   assert result['steps_written'] > 0 and result['bytes_per_sequence'] > 0
+
+
+def test_replay_socket():
+  reason = replay_socket.namespaces_unavailable()
+  if reason:
+    pytest.skip(f'user namespaces are off here: {reason}')
+  out = run_benchmark('replay_socket', '--items=8', '--batch=4', '--sequence_bytes=10000',
+                      '--seconds=1', '--pairs=1')
+  turns, result = json_lines(out)[:-1], last_json(out)
+  assert [t['kind'] for t in turns] == ['port', 'socket']
+  assert all(t['batches_per_second'] > 0 for t in turns)
+  assert result['socket_over_port'] > 0 and result['batch'] == 4
 
 
 def test_soak(tmp_path):
