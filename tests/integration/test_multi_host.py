@@ -83,6 +83,37 @@ def _connects(network, host: str, address: str, port: int) -> int:
   return int(probe.communicate(timeout=60)[0])
 
 
+def _listening(network, host: str):
+  """The TCP ports something listens on in `host`'s namespace."""
+  ss = network.run(host, ['ss', '-ltnH'], stdout=subprocess.PIPE, text=True)
+  return {int(line.split()[3].rsplit(':', 1)[1]) for line in ss.communicate(timeout=60)[0]
+          .splitlines() if line.strip()}
+
+
+_PROBE = """
+import sys
+import grpc
+from seed_graph.inference import transport
+for port in sys.argv[2:]:
+  stream = transport.InferenceClient(f'{sys.argv[1]}:{port}', secret=None).open_stream()
+  try:
+    stream.infer(b'not a request')
+    print(port, 'OK')
+  except grpc.RpcError as error:
+    print(port, error.code().name)
+"""
+
+
+def _probe_without_secret(network, host: str, address: str, ports):
+  """{port: the gRPC status} of an inference call without the secret, from `host`."""
+  probe = network.run(host, [sys.executable, '-c', _PROBE, address, *map(str, ports)],
+                      cwd=helpers.REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                      text=True)
+  output, errors = probe.communicate(timeout=120)
+  assert probe.returncode == 0, errors[-2000:]
+  return dict(line.split() for line in output.splitlines())
+
+
 def _namespaces():
   listing = subprocess.run(['ip', 'netns', 'list'], capture_output=True, text=True).stdout
   return {line.split()[0] for line in listing.splitlines() if line.strip()}
@@ -254,6 +285,16 @@ def test_r2d2_trains_across_hosts_with_the_replay_beside_the_learner(tmp_path):
     for host in HOSTS:
       assert _connects(network, host, network.addresses['learner'],
                        plan.ports['replay/0'][0]) != 0, host
+    # Every port the program opens on any host, called from an actor host without the
+    # secret: the inference edge refuses the caller; the control edge knows no such method.
+    assert helpers.wait_for(lambda: len(_listening(network, 'learner')) >= 2, 120), (
+        _outputs(tmp_path))
+    listening = {host: _listening(network, host) for host in HOSTS}
+    assert not listening['cpu0'] and not listening['cpu1'], listening
+    answers = _probe_without_secret(network, 'cpu0', network.addresses['learner'],
+                                    listening['learner'])
+    assert sorted(answers.values()) == ['UNAUTHENTICATED', 'UNIMPLEMENTED'], (answers,
+                                                                               listening)
     for host, agent in agents.items():
       agent.wait(timeout=max(1, deadline - time.time()))
       assert agent.returncode == 0, (host, _outputs(tmp_path))
