@@ -10,7 +10,8 @@ setuptools.setup(
     # Cloud TPU VM (the tpu-vm-tf-2.8.x runtime): requirements/constraints-py38.txt.
     python_requires='>=3.8,<3.11',
     packages=setuptools.find_packages(include=('seed_graph', 'seed_graph.*')),
-    package_data={'seed_graph.launch': ['cloud/*.sh']},
+    package_data={'seed_graph.launch': ['cloud/*.sh'],
+                  'seed_graph.pretrained': ['*.json', '*.npz']},
     install_requires=[
         'absl-py',
         'dm-env==1.6',

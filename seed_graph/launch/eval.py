@@ -2,6 +2,7 @@ r"""Evaluates a trained checkpoint: episodes, their returns, and films of them.
 
   python -m seed_graph.launch.eval --logdir=logs/pong [--episodes=10] [--epsilon=0.01] \
       [--checkpoint=ckpt-12] [--video=logs/pong/videos] [--max_episode_steps=N]
+  python -m seed_graph.launch.eval --pretrained=Pong [--video=films/pong] ...
 
 Restores the newest checkpoint of `--logdir` (or `--checkpoint`) into a learner built
 from the run's own `<logdir>/config.json`, and plays `--episodes` episodes in this
@@ -12,8 +13,11 @@ policy, greedy unless `--epsilon`) on requests from an actor's `ActorEnvironment
 rewards the environment gave, as the training metrics count it. Each episode starts a
 fresh environment (seed `--seed` + episode).
 
+With `--pretrained=NAME` instead of `--logdir`, evaluates an agent shipped with
+seed_graph (`seed_graph.launch.pretrained`: its config and final weights).
+
 Prints each episode and the mean and standard deviation of the returns, and writes them
-to `<logdir>/eval.json`. With `--video=DIR`, films each episode to
+to `<logdir>/eval.json` (with `--pretrained`, to no file). With `--video=DIR`, films each episode to
 `DIR/episode_<n>.mp4` from the environment's `frame()` (Atari: the raw RGB screen, not
 the 84x84 input; Football: its mini-map; see `seed_graph.envs.contract`).
 """
@@ -21,7 +25,8 @@ the 84x84 input; Football: its mini-map; see `seed_graph.envs.contract`).
 import json
 import os
 import sys
-from typing import Sequence
+import tempfile
+from typing import Optional, Sequence
 
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 
@@ -34,6 +39,7 @@ import tensorflow as tf
 
 from seed_graph import envs
 from seed_graph.config import id_ranges
+from seed_graph.launch import pretrained
 from seed_graph.launch import video as video_lib
 from seed_graph.inference import messages
 from seed_graph.launch.runs import config_args
@@ -56,7 +62,9 @@ _VIDEO_FPS = flags.DEFINE_float('video_fps', 15.0, 'Frames per second of the fil
 _MAX_STEPS = flags.DEFINE_integer('max_episode_steps', 0, 'Stop an episode after this '
                                   'many steps (0: play to its end); such an episode is '
                                   'marked truncated.', lower_bound=0)
-flags.mark_flags_as_required(['logdir'])
+_PRETRAINED = flags.DEFINE_string('pretrained', None, 'An agent shipped with seed_graph '
+                                  '(seed_graph/pretrained/NAME.json), instead of --logdir.')
+flags.mark_flags_as_mutual_exclusive(['logdir', 'pretrained'], required=True)
 
 _ROW = slice(0, 1)
 
@@ -69,7 +77,11 @@ def load_config(logdir: str) -> ml_collections.ConfigDict:
   path = os.path.join(logdir, 'config.json')
   if not os.path.exists(path):
     raise EvalError(f'{path} does not exist: --logdir must be a training run\'s')
-  config = config_args.logdir_config(logdir)
+  return for_evaluation(config_args.logdir_config(logdir))
+
+
+def for_evaluation(config: ml_collections.ConfigDict) -> ml_collections.ConfigDict:
+  """A run's config as this process evaluates it."""
   # One evaluation environment, one row per inference call.
   config.evaluators.num, config.evaluators.env_batch_size = 1, 1
   config.inference.batch_size = 1
@@ -137,13 +149,26 @@ def play_episode(learner, parse, config: ml_collections.ConfigDict, seed: int,
     batch.close()
 
 
-def evaluate(logdir: str):
-  config = load_config(logdir)
+def _source(logdir: Optional[str], scratch: str):
+  """(config, what to restore: a checkpoint's path or a shipped agent's values, its name)."""
+  if logdir is None:
+    try:
+      config, values, _ = pretrained.load(_PRETRAINED.value, scratch)
+    except pretrained.PretrainedError as error:
+      raise EvalError(str(error)) from None
+    return for_evaluation(config), values, f'the shipped agent {_PRETRAINED.value}'
+  path = checkpoint_path(logdir, _CHECKPOINT.value)
+  return load_config(logdir), path, path
+
+
+def evaluate(logdir: Optional[str], scratch: str):
+  """Plays the episodes with the checkpoint of the run in `logdir` (None: the shipped
+  agent of --pretrained; `scratch`: its learner's empty logdir)."""
+  config, checkpoint, path = _source(logdir, scratch)
   if _EPSILON.value is not None:
     config.evaluators.epsilon = _EPSILON.value
-  path = checkpoint_path(logdir, _CHECKPOINT.value)
   learner = make_learner(config)
-  learner.restore(path).expect_partial()  # The optimizer's slots are not needed.
+  learner.restore(checkpoint).expect_partial()  # The optimizer's slots are not needed.
   info = envs.read_spec(learner.env_config)
   parse = messages.RequestParser(info.observation_shape, info.observation_dtype,
                                  id_ranges.num_training_envs(config),
@@ -174,9 +199,10 @@ def evaluate(logdir: str):
 def main(argv: Sequence[str]):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {argv[1:]}')
-  logdir = os.path.abspath(_LOGDIR.value)
+  logdir = os.path.abspath(_LOGDIR.value) if _LOGDIR.value else None
   try:
-    path, learner_steps, epsilon, results = evaluate(logdir)
+    with tempfile.TemporaryDirectory() as scratch:
+      path, learner_steps, epsilon, results = evaluate(logdir, scratch)
   except EvalError as error:
     print(f'error: {error}', file=sys.stderr, flush=True)
     return 2
@@ -184,10 +210,12 @@ def main(argv: Sequence[str]):
   summary = dict(checkpoint=path, learner_steps=learner_steps, epsilon=epsilon,
                  episodes=len(results), mean_return=float(returns.mean()),
                  std_return=float(returns.std()), results=results)
-  with open(os.path.join(logdir, 'eval.json'), 'w') as f:
-    json.dump(summary, f, indent=2)
+  written = os.path.join(logdir, 'eval.json') if logdir else None
+  if written:
+    with open(written, 'w') as f:
+      json.dump(summary, f, indent=2)
   print(f'mean return {returns.mean():g} (std {returns.std():g}) over {len(results)} '
-        f'episodes; {os.path.join(logdir, "eval.json")}', flush=True)
+        f'episodes' + (f'; {written}' if written else ''), flush=True)
 
 
 if __name__ == '__main__':

@@ -23,6 +23,7 @@ def test_an_install_adds_only_seed_graph(tmp_path):
   assert (target / 'seed_graph' / 'launch' / 'local.py').is_file()
   assert (target / 'seed_graph' / 'launch' / 'cloud' / 'setup_host.sh').is_file()
   assert (target / 'seed_graph' / 'configs' / 'cartpole_vtrace.py').is_file()
+  assert (target / 'seed_graph' / 'pretrained' / 'Pong.npz').is_file()  # A shipped agent.
   # The installed copy imports from anywhere, without the checkout.
   result = subprocess.run(
       [sys.executable, '-c', 'import seed_graph.configs.cartpole_vtrace as c; '

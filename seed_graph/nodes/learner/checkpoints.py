@@ -13,9 +13,10 @@ the previous checkpoint the newest.
 
 import json
 import os
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from absl import logging
+import numpy as np
 import tensorflow as tf
 
 
@@ -65,6 +66,27 @@ def read_episode_returns(directory: str) -> dict:
   return state if isinstance(state, dict) else {}
 
 
+def _trackable(root, key: str):
+  """The object a checkpoint key names ('agent/_core/_convs/0/w': attributes, list
+  indices and dict keys from `root`, as TensorFlow's checkpoints name them)."""
+  found = root
+  for part in key.split('/'):
+    try:
+      found = (found[int(part)] if isinstance(found, (list, tuple)) else
+               found[part] if isinstance(found, dict) else getattr(found, part))
+    except (AttributeError, IndexError, KeyError, ValueError):
+      raise KeyError(f'{key}: this learner has nothing at {part!r}') from None
+  return found
+
+
+class AssignedValues:
+  """`restore`'s answer to values given by key: TensorFlow's status's `expect_partial`,
+  which has nothing to do (a variable given no value keeps its own)."""
+
+  def expect_partial(self) -> 'AssignedValues':
+    return self
+
+
 class LearnerCheckpoints:
   """A learner's checkpoints in `<logdir>/checkpoints` (the newest 3): its step and frame
   counters, the algorithm's checkpoint items and its hyperparameters, with the recent
@@ -89,9 +111,18 @@ class LearnerCheckpoints:
       self.restore(self.resumed_from).expect_partial()
       logging.info('Resumed from %s', self.resumed_from)
 
-  def restore(self, path: str):
-    """Loads checkpoint `path`; TensorFlow's restore status."""
-    return self._checkpoint.restore(path)
+  def restore(self, checkpoint: Union[str, Mapping[str, np.ndarray]]):
+    """Loads a checkpoint, by its path, or the values of one by key (a shipped agent's:
+    `seed_graph.launch.pretrained`); TensorFlow's restore status, or its like."""
+    if isinstance(checkpoint, str):
+      return self._checkpoint.restore(checkpoint)
+    for key, value in checkpoint.items():
+      variable = _trackable(self._checkpoint, key)
+      if tuple(variable.shape) != np.shape(value):
+        raise ValueError(f'{key}: a value of shape {np.shape(value)} for a variable of '
+                         f'shape {tuple(variable.shape)}')
+      variable.assign(np.asarray(value).astype(variable.dtype.as_numpy_dtype))
+    return AssignedValues()
 
   @property
   def frames(self) -> int:

@@ -122,10 +122,10 @@ class Learner:
         self.infer_batch, inference.batch_size, inference.timeout_us,
         max_callers=num_envs, num_workers=self.devices.num_inference)
 
-  def restore(self, checkpoint_path: str):
-    """Loads a checkpoint of this learner's (the newest intact one is loaded at
-    construction); returns TensorFlow's restore status."""
-    status = self._checkpoints.restore(checkpoint_path)
+  def restore(self, checkpoint):
+    """Loads a checkpoint of this learner's, its path or its values by key (the newest
+    intact one is loaded at construction); `LearnerCheckpoints.restore`'s status."""
+    status = self._checkpoints.restore(checkpoint)
     self._frames = self._checkpoints.frames
     return status
 
