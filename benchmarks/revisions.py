@@ -2,24 +2,25 @@ r"""Two revisions of this repository, trained end to end one after the other: do
 make training slower?
 
   python -m benchmarks.revisions --baseline=<git revision> [--candidate=HEAD] \
-      [--config=cartpole_vtrace] [--pairs=3] [--seconds=85] [--skip_seconds=30] \
+      [--config=cartpole_vtrace] [--pairs=3] [--seconds=55] [--skip_seconds=30] \
       [--config.KEY=VALUE ...] [--baseline_flags=--config.KEY=VALUE ...] \
       [--candidate_flags=--config.KEY=VALUE ...]
 
 One revision against itself with different flags compares settings instead, e.g. the
 actors' environment backends: `--baseline=HEAD --candidate_flags=--config.env.backend=envpool`.
-A smoke run (under a minute): `--baseline=HEAD --pairs=1 --seconds=20 --skip_seconds=1
+A smoke run (about a minute): `--baseline=HEAD --pairs=1 --seconds=10 --skip_seconds=1
 --config.actors.num=1 --config.evaluators.num=0 --config.logging.interval_seconds=1`.
 
 Each revision (committed: `git archive`) is exported to a temporary directory and runs
 its own local launcher (`python -m seed_graph.launch.local`, or `launch.local` in
 revisions older than that name) on the config (its own copy, as the revision has it;
 evaluators as configured, total frames unbounded), with `--config.KEY=VALUE` given to
-every run and `--baseline_flags` / `--candidate_flags` to that side's, `--seconds` long,
-then Ctrl-C; baseline and
-candidate alternate, `--pairs` times. A run's speed is the growth of the learner's
-`frames` per second of its `metrics.jsonl` from `--skip_seconds` (start-up, traces) to
-its last record (wall time counts from the learner's start). Reported: each run's
+every run and `--baseline_flags` / `--candidate_flags` to that side's, until its
+`metrics.jsonl` spans `--seconds` of training past start-up, then Ctrl-C; baseline and
+candidate alternate, `--pairs` times. Start-up lasts `--skip_seconds` (wall time counts
+from the learner's start) and at least until the learner's first step (traces). A run's
+speed is the growth of the learner's `frames` per second from the end of start-up to its
+last record. Reported: each run's
 training frames/s and learner steps/s (a JSON line each), the median of each revision,
 and the median of the per-pair ratios candidate / baseline (the machine's speed drifts;
 neighbouring runs share it), then a JSON line of the summary.
@@ -42,7 +43,7 @@ _CONFIG = flags.DEFINE_string('config', 'cartpole_vtrace',
                               'Experiment config: a preset\'s name, or a path inside each '
                               'revision.')
 _PAIRS = flags.DEFINE_integer('pairs', 3, 'Alternating baseline/candidate run pairs.')
-_SECONDS = flags.DEFINE_float('seconds', 85.0, 'Length of each run.')
+_SECONDS = flags.DEFINE_float('seconds', 55.0, 'Measured training time of each run.')
 _SKIP = flags.DEFINE_float('skip_seconds', 30.0, 'Unmeasured start of each run.')
 _BASELINE_FLAGS = flags.DEFINE_multi_string('baseline_flags', [],
                                             'Extra launcher flags of baseline runs.')

@@ -1,6 +1,12 @@
-"""What the end-to-end comparisons (`revisions`, `versus`) share: a program run for a fixed
-time, then stopped, and its steady training rate: the growth of the frames it trained on
-per second, from the end of its start-up to its last report."""
+"""What the end-to-end comparisons (`revisions`, `versus`) share: a program run until it
+has trained for a given time past its start-up, then stopped, and its steady training
+rate: the growth of the frames it trained on per second, from the end of its start-up to
+its last report.
+
+The window is timed from the end of start-up, not from launch: start-up (imports, the
+learner's first trace) takes 10 s on an idle machine and over 30 s on a loaded one, and a
+run of fixed length once left a window of a few seconds that held no learner step (a
+measured rate of 0)."""
 
 import json
 import os
@@ -10,7 +16,9 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
+
+START_UP_LIMIT_SECONDS = 600.0  # Past `skip_seconds`: a program that has not trained by then fails.
 
 
 def launcher_module(tree: str) -> str:
@@ -51,6 +59,34 @@ def steady_rate(points: Sequence[tuple], skip_seconds: float) -> Optional[Dict[s
   return rate
 
 
+def _wait_for_window(is_running: Callable[[], bool], points: Callable[[], Sequence[tuple]],
+                     seconds: float, skip_seconds: float) -> None:
+  """Returns once `points()` spans a steady window (`steady_rate`) of `seconds`, the
+  program has ended, or start-up has outlasted `skip_seconds` + START_UP_LIMIT_SECONDS."""
+  deadline = time.monotonic() + skip_seconds + START_UP_LIMIT_SECONDS + seconds
+  while is_running() and time.monotonic() < deadline:
+    rate = steady_rate(points(), skip_seconds)
+    if rate is not None and rate['seconds'] >= seconds:
+      return
+    time.sleep(0.5)
+
+
+def _metrics_points(logdir: str) -> List[tuple]:
+  """(wall time, frames, learner steps) of each whole line of `logdir`'s metrics.jsonl."""
+  points = []
+  try:
+    with open(os.path.join(logdir, 'metrics.jsonl')) as metrics:
+      for line in metrics:
+        try:
+          record = json.loads(line)
+        except ValueError:
+          break  # A line still being written.
+        points.append((record['wall_time'], record['frames'], record['learner_steps']))
+  except FileNotFoundError:
+    pass
+  return points
+
+
 def _fail(what: str, output_path: str, skip_seconds: float, code) -> RuntimeError:
   with open(output_path, errors='replace') as f:
     tail = f.read()[-3000:]
@@ -62,24 +98,20 @@ def _fail(what: str, output_path: str, skip_seconds: float, code) -> RuntimeErro
 def run_launcher(tree: str, config: str, logdir: str, seconds: float, skip_seconds: float,
                  flags: Sequence[str] = ()) -> Dict[str, float]:
   """The local launcher of the checkout in `tree` on `config` (a preset's name or a
-  path inside it, total frames unbounded) for `seconds`, then Ctrl-C; its steady rates
-  from `metrics.jsonl` (wall time counts from the learner's start). Output in
-  `<logdir>.out`."""
+  path inside it, total frames unbounded) until its `metrics.jsonl` spans `seconds` of
+  training past start-up (wall time counts from the learner's start), then Ctrl-C; its
+  steady rates from `metrics.jsonl`. Output in `<logdir>.out`."""
   with open(logdir + '.out', 'w') as output:
     launcher = subprocess.Popen(
         [sys.executable, '-m', launcher_module(tree),
          f'--config={config_in_tree(tree, config)}', f'--logdir={logdir}',
          '--config.total_environment_frames=10000000000', *flags],
         cwd=tree, stdout=output, stderr=subprocess.STDOUT)
-    time.sleep(seconds)
+    _wait_for_window(lambda: launcher.poll() is None, lambda: _metrics_points(logdir),
+                     seconds, skip_seconds)
     launcher.send_signal(signal.SIGINT)  # The launcher stops its nodes in order.
     launcher.wait(300)
-  records = []
-  if os.path.exists(os.path.join(logdir, 'metrics.jsonl')):
-    with open(os.path.join(logdir, 'metrics.jsonl')) as metrics:
-      records = [json.loads(line) for line in metrics]
-  rate = steady_rate([(r['wall_time'], r['frames'], r['learner_steps']) for r in records],
-                     skip_seconds)
+  rate = steady_rate(_metrics_points(logdir), skip_seconds)
   if rate is None:
     raise _fail(logdir, logdir + '.out', skip_seconds, launcher.returncode)
   return rate
@@ -94,8 +126,9 @@ def _default_sigint():
 
 def run_command(command: List[str], output_path: str, seconds: float, skip_seconds: float,
                 line_pattern: str, frames_per_line: int) -> Dict[str, float]:
-  r"""Any program for `seconds`, in the directory of `output_path` (where it may leave
-  files), then SIGINT (SIGKILL 30 s later); its steady rate from the lines of its output
+  r"""Any program, in the directory of `output_path` (where it may leave files), until
+  its reports span `seconds` past `skip_seconds`, then SIGINT (SIGKILL 30 s later); its
+  steady rate from the lines of its output
   that match `line_pattern`, timed as they arrive (unbuffered output). A pattern with a
   group reads the program's running total of trained frames from it (Sample Factory:
   `Total num frames: (\d+)`); without, each line counts `frames_per_line` frames
@@ -119,8 +152,12 @@ def run_command(command: List[str], output_path: str, seconds: float, skip_secon
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    time.sleep(seconds)
-    os.killpg(process.pid, signal.SIGINT)
+    _wait_for_window(lambda: process.poll() is None, lambda: list(points), seconds,
+                     skip_seconds)
+    try:
+      os.killpg(process.pid, signal.SIGINT)
+    except ProcessLookupError:
+      pass  # It ended by itself.
     try:
       process.wait(30)
     except subprocess.TimeoutExpired:

@@ -4,7 +4,7 @@ machine: training frames/s of each, alternating, and their ratio.
   python -m benchmarks.versus --other_command='PYTHON ppo_atari.py --env-id
       PongNoFrameskip-v4 --no-cuda --total-timesteps 100000000' \
       [--other_line_pattern='^SPS:'] [--other_frames_per_line=4096] \
-      [--config=atari_cleanrl_vtrace] [--pairs=2] [--seconds=120] \
+      [--config=atari_cleanrl_vtrace] [--pairs=2] [--seconds=80] \
       [--skip_seconds=40] [--config.KEY=VALUE ...] [--launcher_flags=FLAG ...]
 
 The defaults read CleanRL's `ppo_atari.py`, which prints a line `SPS: ...` once per
@@ -17,9 +17,10 @@ they are not dependencies of this project.
 
 The other command runs in a scratch directory (CleanRL writes `runs/` where it starts):
 give its paths whole. Each pair runs this checkout's local launcher on `--config` (`--config.KEY=VALUE` added,
-evaluators as configured), then the other command, `--seconds` each. A run's speed is
-the growth of its trained frames per second from `--skip_seconds` (start-up) to its last
-report (`benchmarks.timed_runs`). Reported: each run's frames/s (a JSON line each), each
+evaluators as configured), then the other command, each until its reports span
+`--seconds` past start-up (`--skip_seconds`, and for seed_graph the learner's first
+step). A run's speed is the growth of its trained frames per second from the end of
+start-up to its last report (`benchmarks.timed_runs`). Reported: each run's frames/s (a JSON line each), each
 side's median, and the median of the per-pair ratios seed_graph / other, then a JSON line
 of the summary.
 """
@@ -45,7 +46,7 @@ _FRAMES_PER_LINE = flags.DEFINE_integer('other_frames_per_line', 8 * 128 * 4,
 _CONFIG = flags.DEFINE_string('config', 'atari_cleanrl_vtrace',
                               'seed_graph\'s config.')
 _PAIRS = flags.DEFINE_integer('pairs', 2, 'Alternating seed_graph/other run pairs.')
-_SECONDS = flags.DEFINE_float('seconds', 120.0, 'Length of each run.')
+_SECONDS = flags.DEFINE_float('seconds', 80.0, 'Measured training time of each run.')
 _SKIP = flags.DEFINE_float('skip_seconds', 40.0, 'Unmeasured start of each run.')
 _LAUNCHER_FLAGS = flags.DEFINE_multi_string('launcher_flags', [],
                                             'Extra flags of seed_graph\'s launcher.')

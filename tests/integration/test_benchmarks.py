@@ -161,11 +161,10 @@ def test_revisions():
                     capture_output=True).returncode:
     pytest.skip('benchmarks.revisions exports revisions of a git checkout; this is none')
   # HEAD against itself; local_mt starts a program in half the time of local_mp (whose
-  # start-up test_soak covers). 30 s a run: in one clean-clone run, a 20-s run measured
-  # a rate of 0 (not seen again when run alone).
+  # start-up test_soak covers). 5 s of training a run, timed from the learner's first step.
   local_mt = '--launch_type=local_mt'
   out = run_benchmark('revisions', '--baseline=HEAD', '--candidate=HEAD', '--pairs=1',
-                      '--seconds=30', '--skip_seconds=1', f'--baseline_flags={local_mt}',
+                      '--seconds=5', '--skip_seconds=1', f'--baseline_flags={local_mt}',
                       f'--candidate_flags={local_mt}', '--config.actors.num=1',
                       '--config.evaluators.num=0', '--config.logging.interval_seconds=1')
   *runs, summary = json_lines(out)
@@ -179,13 +178,11 @@ def test_revisions():
 
 def test_versus():
   # The other program: a stand-in that prints CleanRL's per-iteration line 20 times a
-  # second (CleanRL is not a dependency of the project), so its rate is known. 30 s for
-  # seed_graph's side, as in test_revisions: in one clean-clone run, 20 s left a window
-  # between the learner's first step and the end in which no frames were trained.
+  # second (CleanRL is not a dependency of the project), so its rate is known.
   other = (f'{sys.executable} -c "import time\nwhile True: print(\'SPS: 1\'); '
            f'time.sleep(0.05)"')
   out = run_benchmark('versus', f'--other_command={other}', '--other_frames_per_line=100',
-                      '--config=cartpole_vtrace', '--pairs=1', '--seconds=30',
+                      '--config=cartpole_vtrace', '--pairs=1', '--seconds=5',
                       '--skip_seconds=1', '--launcher_flags=--launch_type=local_mt',
                       '--config.actors.num=1', '--config.evaluators.num=0',
                       '--config.logging.interval_seconds=1')
@@ -198,9 +195,10 @@ def test_versus():
 
 
 def test_a_running_total_of_frames_is_read_from_the_pattern_group(tmp_path):
-  # Sample Factory's form: a line every so often with the total trained so far.
+  # Sample Factory's form: a line every so often with the total trained so far, after a
+  # start-up of 3 s that the measured window (4 s) does not include.
   from benchmarks import timed_runs  # pylint: disable=g-import-not-at-top
-  printer = ('import time\ntry:\n for i in range(1, 10**6): '
+  printer = ('import time\ntry:\n time.sleep(3)\n for i in range(1, 10**6): '
              'print(f"Fps is (...). Total num frames: {i * 500}. Samples: 7"); '
              'time.sleep(0.05)\nexcept KeyboardInterrupt:\n print("stopped by SIGINT")')
   # As under `nohup ... &`: SIGINT ignored here, the program still gets its Ctrl-C.
@@ -212,6 +210,7 @@ def test_a_running_total_of_frames_is_read_from_the_pattern_group(tmp_path):
   finally:
     signal.signal(signal.SIGINT, previous)
   assert 5_000 <= rate['frames_per_second'] <= 10_000  # 500 frames, <= 20 lines a second.
+  assert rate['seconds'] >= 4
   assert (tmp_path / 'out').read_text().splitlines()[-1] == 'stopped by SIGINT'
 
 
