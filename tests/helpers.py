@@ -246,3 +246,26 @@ def queued_vtrace_unrolls(learner, rng, count=4, steps=6):
   for _ in range(steps):
     vtrace_inference_step(learner, rng, count)
   return [learner.algorithm.unroll_queue.get_nowait() for _ in range(count)]
+
+
+# `python -c INFERENCE_PROBE HOST SECRET PORT...` (SECRET '' for none): one inference
+# call to each port, printing `PORT STATUS` (OK, or the gRPC status it was refused with).
+INFERENCE_PROBE = """
+import sys
+import grpc
+from seed_graph.inference import transport
+host, secret, ports = sys.argv[1], sys.argv[2] or None, sys.argv[3:]
+for port in ports:
+  stream = transport.InferenceClient(f'{host}:{port}', secret=secret).open_stream()
+  try:
+    stream.infer(b'not a request')
+    print(port, 'OK')
+  except grpc.RpcError as error:
+    print(port, error.code().name)
+"""
+
+
+def probe_statuses(output: str) -> dict:
+  """{port: status} from INFERENCE_PROBE's output."""
+  return dict(line.split() for line in output.splitlines())
+

@@ -90,28 +90,15 @@ def _listening(network, host: str):
           .splitlines() if line.strip()}
 
 
-_PROBE = """
-import sys
-import grpc
-from seed_graph.inference import transport
-for port in sys.argv[2:]:
-  stream = transport.InferenceClient(f'{sys.argv[1]}:{port}', secret=None).open_stream()
-  try:
-    stream.infer(b'not a request')
-    print(port, 'OK')
-  except grpc.RpcError as error:
-    print(port, error.code().name)
-"""
-
-
 def _probe_without_secret(network, host: str, address: str, ports):
   """{port: the gRPC status} of an inference call without the secret, from `host`."""
-  probe = network.run(host, [sys.executable, '-c', _PROBE, address, *map(str, ports)],
+  probe = network.run(host, [sys.executable, '-c', helpers.INFERENCE_PROBE, address, '',
+                             *map(str, ports)],
                       cwd=helpers.REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                       text=True)
   output, errors = probe.communicate(timeout=120)
   assert probe.returncode == 0, errors[-2000:]
-  return dict(line.split() for line in output.splitlines())
+  return helpers.probe_statuses(output)
 
 
 def _namespaces():

@@ -11,21 +11,6 @@ import uuid
 
 from tests import helpers
 
-_PROBE = '''
-import sys
-import grpc
-from seed_graph.inference import transport
-secret = sys.argv[2] or None
-for port in sys.argv[1].split(','):
-  stream = transport.InferenceClient(f'localhost:{port}', secret=secret).open_stream()
-  try:
-    stream.infer(b'not a request')
-    print(port, 'OK')
-  except grpc.RpcError as error:
-    print(port, error.code().name)
-'''
-
-
 def _namespace(pid) -> str:
   return os.readlink(f'/proc/{pid}/ns/net')
 
@@ -52,10 +37,10 @@ def _listening(command_prefix, pids):
 
 def _probe(pid, ports, secret):
   output = subprocess.run(
-      _in_namespace_of(pid) + [sys.executable, '-c', _PROBE,
-                               ','.join(map(str, ports)), secret or ''],
+      _in_namespace_of(pid) + [sys.executable, '-c', helpers.INFERENCE_PROBE, 'localhost',
+                               secret or '', *map(str, ports)],
       capture_output=True, text=True, cwd=helpers.REPO, timeout=60, check=True).stdout
-  return dict(line.split() for line in output.splitlines())
+  return helpers.probe_statuses(output)
 
 
 def test_a_local_program_listens_only_in_its_own_loopback_network(tmp_path):
