@@ -102,8 +102,7 @@ def test_local_mp_nodes_stop_and_save_when_the_launcher_is_killed(tmp_path):
     with open(logdir / 'logs' / 'learner_0.log') as f:
       # It is in the node's log.
       assert ('get_stats, get_hyperparameters, save, stop, get_weights, set_weights, '
-              'set_hyperparameters (save, stop, get_weights, set_weights, '
-              'set_hyperparameters need the run secret)') in f.read()
+              'set_hyperparameters (each needs the run secret)') in f.read()
     # One program per logdir: a second launcher is refused before it starts anything.
     second = helpers.run_launch(logdir, *SMALL, timeout=120)
     assert second.returncode == 2, second.stdout[-2000:] + second.stderr[-2000:]

@@ -9,6 +9,7 @@ import courier
 import portpicker
 
 import seed_graph as sg
+from seed_graph.inference import transport
 from seed_graph.launch.supervision import console as console_lib
 from seed_graph.launch.supervision import status
 from tests import helpers
@@ -114,12 +115,22 @@ def test_the_line_sums_up_the_other_learners_of_a_population():
   assert status.others_summary(others, shown=2).endswith('learner/2 - ...')
 
 
-def test_the_reporter_polls_every_learner():
+def _stats_of_the_run(stats: dict):
+  """A fake `get_stats` that, as the control edge, answers only the run's secret."""
+  def get_stats(secret):
+    if secret != transport.run_secret():
+      raise PermissionError('get_stats: this call does not carry the run\'s secret')
+    return stats
+  return get_stats
+
+
+def test_the_reporter_polls_every_learner(monkeypatch):
+  monkeypatch.setenv(transport.RUN_SECRET_VARIABLE, 's3cret')
   servers, statuses = [], []
   for k in range(3):
     port = portpicker.pick_unused_port()
     server = courier.Server(port=port)
-    server.Bind('get_stats', lambda k=k: {'frames': k, 'episode_return': 10.0 * k})
+    server.Bind('get_stats', _stats_of_the_run({'frames': k, 'episode_return': 10.0 * k}))
     server.Start()
     servers.append((f'localhost:{port}', server))
     statuses.append(status.RunStatus(100, 8, started=time.monotonic()))
@@ -140,7 +151,8 @@ def test_the_reporter_polls_every_learner():
       server.Stop()
 
 
-def test_the_reporter_hears_a_learner_that_comes_up_late_at_once():
+def test_the_reporter_hears_a_learner_that_comes_up_late_at_once(monkeypatch):
+  monkeypatch.setenv(transport.RUN_SECRET_VARIABLE, 's3cret')
   # A learner that starts 30 s after its launcher (a slow host, a restore). Polling one
   # client, gRPC's reconnect back-off answered only 11-17 s after the learner was up:
   # an actor host could take that learner for gone (launch.host's orphan timeout).
@@ -156,7 +168,7 @@ def test_the_reporter_hears_a_learner_that_comes_up_late_at_once():
     time.sleep(18)
     assert run_status.last_update is None
     server = courier.Server(port=port)
-    server.Bind('get_stats', lambda: {'frames': 5})
+    server.Bind('get_stats', _stats_of_the_run({'frames': 5}))
     server.Start()
     up = time.monotonic()
     assert helpers.wait_for(lambda: run_status.last_update is not None, 20)

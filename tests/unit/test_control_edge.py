@@ -1,5 +1,4 @@
-"""The learner's Courier control edge: its methods, and the run's secret on every call
-that changes the run."""
+"""The learner's Courier control edge: its methods, and the run's secret on every call."""
 
 import courier
 import portpicker
@@ -27,11 +26,12 @@ def test_the_control_edge_serves_its_methods_and_checks_the_secret(learner, monk
     assert sorted(courier.list_methods(raw)) == [
         'get_hyperparameters', 'get_stats', 'get_weights', 'save', 'set_hyperparameters',
         'set_weights', 'stop']
-    stats = raw.get_stats()  # Reading is open.
+    stats = raw.get_stats('s3cret')
     assert stats['frames'] == 0 and stats['learner_steps'] == 0
-    hyperparameters = raw.get_hyperparameters()
+    hyperparameters = raw.get_hyperparameters('s3cret')
     assert set(hyperparameters) == {'learning_rate', 'entropy_cost'}
-    for call in (raw.save, lambda: raw.save('wrong'), raw.stop, lambda: raw.stop(''),
+    for call in (raw.get_stats, lambda: raw.get_stats('wrong'), raw.get_hyperparameters,
+                 raw.save, lambda: raw.save('wrong'), raw.stop, lambda: raw.stop(''),
                  raw.get_weights, lambda: raw.set_hyperparameters('', {'entropy_cost': 1.0}),
                  lambda: raw.set_weights('wrong', {}, 'x')):
       with pytest.raises(Exception, match="does not carry the run's secret"):

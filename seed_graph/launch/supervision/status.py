@@ -18,6 +18,7 @@ import threading
 import time
 from typing import Optional, Sequence, Tuple
 
+from seed_graph.inference import transport
 from seed_graph.launch.supervision import console as console_lib
 
 _WINDOWS = (10.0, 60.0)
@@ -164,7 +165,7 @@ class StatusReporter:
         stats = None
         if clients[i] is not None:
           try:
-            stats = clients[i].get_stats()
+            stats = clients[i].get_stats(transport.run_secret() or '')
           except Exception:  # pylint: disable=broad-except
             # Not up, restarting or busy: the line says what it knew. The client goes:
             # gRPC's reconnect back-off, which every channel to the address shares,

@@ -2,9 +2,8 @@
 
 Served on the learner node's Courier address:
 
-  get_stats() -> dict        counters, returns and losses (reading: open to any caller
-                             that reaches the address)
-  get_hyperparameters() -> dict   the changeable hyperparameters' values (open)
+  get_stats(secret) -> dict  counters, returns and losses
+  get_hyperparameters(secret) -> dict   the changeable hyperparameters' values
   save(secret) -> str        writes a checkpoint now; its path
   stop(secret) -> None       stops training; the node saves and the program stops
   get_weights(secret) -> dict[str, bytes]       the trained state (networks, optimizer)
@@ -12,8 +11,10 @@ Served on the learner node's Courier address:
   set_hyperparameters(secret, values) -> dict   sets some hyperparameters; all of them
 
 The last three are population-based training's exploit and explore
-(`seed_graph/nodes/learner/tuning.py`). The calls that change or copy state carry the run's secret (`SEED_GRAPH_RUN_SECRET`, which the
-launchers give every node of a run): a wrong or missing one fails that call with
+(`seed_graph/nodes/learner/tuning.py`). Every call carries the run's secret
+(`SEED_GRAPH_RUN_SECRET`, which the launchers give every node of a run and keep
+themselves), reads included: across hosts the control port listens on every interface,
+and a run's statistics are its owner's. A wrong or missing secret fails that call with
 `PermissionError` at the caller and leaves the server serving. In a process started
 without a secret (a learner built by hand, in a test) the check is off. The learner's
 other public methods (inference, restore, run, shutdown) are not served: Launchpad's
@@ -29,9 +30,8 @@ import courier
 
 from seed_graph.inference import transport
 
-OPEN_METHODS = ('get_stats', 'get_hyperparameters')
-GUARDED_METHODS = ('save', 'stop', 'get_weights', 'set_weights', 'set_hyperparameters')
-METHODS = OPEN_METHODS + GUARDED_METHODS
+METHODS = ('get_stats', 'get_hyperparameters', 'save', 'stop', 'get_weights', 'set_weights',
+           'set_hyperparameters')
 
 
 def _requiring_secret(method: Callable, secret: Optional[str]) -> Callable:
@@ -53,11 +53,8 @@ def make_server(learner, port: int, secret: Optional[str] = None) -> courier.Ser
              'get_weights': learner.tuning.get_weights,
              'set_weights': learner.tuning.set_weights,
              'set_hyperparameters': learner.tuning.set_hyperparameters}
-  for name in OPEN_METHODS:
-    server.Bind(name, methods[name])
-  for name in GUARDED_METHODS:
+  for name in METHODS:
     server.Bind(name, _requiring_secret(methods[name], secret))
-  logging.info('control edge on port %d: %s (%s %s)', port, ', '.join(METHODS),
-               ', '.join(GUARDED_METHODS),
-               'need the run secret' if secret else 'open: no run secret here')
+  logging.info('control edge on port %d: %s (%s)', port, ', '.join(METHODS),
+               'each needs the run secret' if secret else 'open: no run secret here')
   return server

@@ -54,26 +54,27 @@ class LearnerClient:
 
   @property
   def control(self) -> courier.Client:
-    """The raw Courier client of the control edge (`get_stats()` is open); a call
-    unanswered within `control_timeout_seconds` raises."""
+    """The raw Courier client of the control edge (each call's first argument is the
+    run secret); a call unanswered within `control_timeout_seconds` raises."""
     if self._control is None:
       self._control = courier.Client(self._courier_address,
                                      call_timeout=self._control_timeout_seconds)
     return self._control
 
   def get_stats(self) -> dict:
-    return self.control.get_stats()
+    """Counters, returns and losses (the call carries this process's run secret, as
+    every call below does)."""
+    return self.control.get_stats(transport.run_secret() or '')
 
   def save(self) -> str:
-    """A checkpoint now (the call carries this process's run secret); its path."""
+    """A checkpoint now; its path."""
     return self.control.save(transport.run_secret() or '')
 
   def stop(self) -> None:
-    """Stops the learner, which saves and stops the program (carries the secret)."""
+    """Stops the learner, which saves and stops the program."""
     self.control.stop(transport.run_secret() or '')
 
-  # Population-based training (`seed_graph/nodes/learner/tuning.py`); each carries the secret
-  # but `get_hyperparameters`.
+  # Population-based training (`seed_graph/nodes/learner/tuning.py`).
   def get_weights(self) -> Dict[str, bytes]:
     return self.control.get_weights(transport.run_secret() or '')
 
@@ -81,7 +82,7 @@ class LearnerClient:
     self.control.set_weights(transport.run_secret() or '', state, source)
 
   def get_hyperparameters(self) -> Dict[str, float]:
-    return self.control.get_hyperparameters()
+    return self.control.get_hyperparameters(transport.run_secret() or '')
 
   def set_hyperparameters(self, values: Dict[str, float]) -> Dict[str, float]:
     return self.control.set_hyperparameters(transport.run_secret() or '', values)
