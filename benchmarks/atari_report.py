@@ -13,8 +13,7 @@ another machine, or its logdir gone) stays on the page as recorded, with up to
 `CURVE_POINTS` points of its curve, which is all the picture needs.
 
 The anchor is CleanRL's PPO (`ppo_atari.py`, 3 seeds, 10M agent steps = 40M frames, its
-documentation's `docs/rl-algorithms/ppo.md`) on the same protocol; openai/baselines' PPO
-beside it.
+`docs/rl-algorithms/ppo.md`) on the same protocol; openai/baselines' PPO beside it.
 """
 
 import glob
@@ -209,15 +208,16 @@ def _page(finished: List[dict], unfinished: List[dict]) -> str:
            'options); do not edit by hand.', '',
            'The anchor: CleanRL\'s `ppo_atari.py` (3 seeds, 40M frames, its documentation\'s '
            '`docs/rl-algorithms/ppo.md`) and openai/baselines\' PPO, on the protocol of '
-           '`seed_graph/configs/atari_cleanrl_vtrace.py`. A row is a setting: a config, '
+           '`seed_graph/configs/atari_cleanrl_vtrace.py`, which `atari_cleanrl_r2d2.py` '
+           'shares. A row is a setting: a config, '
            'and a named variant of it with its overrides. Final return: the mean of the last 100 '
            'whole games (all lives) at the run\'s last record that has one; "to anchor": '
            'the first record whose mean reaches CleanRL\'s mean. Evaluated: the games '
            '`launch.eval` played with a finished run\'s final checkpoint (their number in '
            'brackets; the config\'s evaluation epsilon), a score no restart of the '
            'learner touches. Wall-clock counts the '
-           'learner\'s running time (a resumed run\'s segments added up). The learning '
-           'rate decays linearly to 0 at a run\'s budget: a run whose budget changed says '
+           'learner\'s running time (a resumed run\'s segments added up). V-trace\'s '
+           'learning rate decays linearly to 0 at a run\'s budget: one whose budget changed says '
            'so. Runs made elsewhere are carried from the previous `atari.json`. What '
            'CleanRL\'s own script needs for its 40M frames on the machine these ran on, '
            'measured side by side with the preset, is in '

@@ -11,9 +11,10 @@ A smoke run (about a minute): `--games=Pong --seeds=0 --frames=20000 --root=/tmp
 --config.logging.interval_seconds=1`.
 
 Runs one training at a time (`python -m seed_graph.launch.local`, output in
-`<run>/launcher.out`), each in its own logdir `<root>/<game>/seed<k>` (or
+`<run>/launcher.out`), each in its own logdir `<root>/<game>/seed<k>` (another config's
+`<root>/<game>/<config>-seed<k>`, e.g. `atari_cleanrl_r2d2-seed0`; a named variant's
 `<root>/<game>/<variant>-seed<k>`: a setting tried beside the preset, e.g.
-`--variant=epochs2 --config.learner.epochs=2`, shares the root and the page) with
+`--variant=epochs2 --config.learner.epochs=2`; all share the root and the page) with
 `env.game`, `seed` (which seeds the network's initialization and the environments) and
 `total_environment_frames` set. A run that has reached the budget is skipped; one that
 was interrupted (Ctrl-C or `kill` here stops the current run in order, saving)
@@ -126,8 +127,13 @@ def check_setting(game: str, seed: int) -> None:
 
 
 def run_dir(game: str, seed: int) -> str:
-  return os.path.join(_ROOT.value, game,
-                      f'{_VARIANT.value}-seed{seed}' if _VARIANT.value else f'seed{seed}')
+  """`<root>/<game>/[<config>-][<variant>-]seed<k>`: the config's name only where it is
+  not the suite's default, so another algorithm's runs share the root and the page."""
+  config = config_args.setting_name(_CONFIG.value)
+  parts = [re.sub(r'[^\w.=-]', '_', os.path.splitext(config)[0])
+           ] if config != _CONFIG.default else []
+  parts += [_VARIANT.value] if _VARIANT.value else []
+  return os.path.join(_ROOT.value, game, '-'.join(parts + [f'seed{seed}']))
 
 
 def _code() -> Tuple[str, Optional[str], dict]:

@@ -305,3 +305,23 @@ def test_atari_suite(tmp_path):
   assert 'Pong seed 3: complete' in out and 'plays' not in out  # Evaluated once.
   with open(root / 'Pong' / 'seed3' / 'suite.json') as f:
     assert len(json.load(f)['launches']) == 2
+
+
+def test_another_configs_runs_have_directories_of_their_own(tmp_path):
+  # A run of the default config in seed0, an R2D2 run in atari_cleanrl_r2d2-seed0: the
+  # R2D2 suite checks its own directory (here holding a run of another setting, so it
+  # stops before training, naming that directory), not the V-trace run's.
+  root = tmp_path / 'runs'
+  for directory, config in (('seed0', 'atari_cleanrl_vtrace'),
+                            ('atari_cleanrl_r2d2-seed0', 'atari_cleanrl_vtrace')):
+    (root / 'Pong' / directory).mkdir(parents=True)
+    (root / 'Pong' / directory / 'suite.json').write_text(json.dumps(
+        {'config': config, 'overrides': [], 'game': 'Pong', 'seed': 0, 'launches': []}))
+  refused = subprocess.run(
+      [sys.executable, '-m', 'benchmarks.atari_suite', '--config=atari_cleanrl_r2d2',
+       '--games=Pong', '--seeds=0', f'--root={root}', f'--output_dir={tmp_path}'],
+      cwd=helpers.REPO, capture_output=True, text=True, timeout=_TIMEOUT)
+  assert refused.returncode != 0
+  assert refused.stderr.splitlines()[-1].startswith(
+      f'error: {root / "Pong" / "atari_cleanrl_r2d2-seed0"} holds a run of '
+      '--config=atari_cleanrl_vtrace')
