@@ -10,6 +10,7 @@ shorter, fewer sequences per step and a target network copied far more often.
 | samples per insert | 1 | 4 | each trained step is replayed ~4 times, as DQN's ~8 |
 | target network copied every | 2,500 steps | 200 steps | ~2,500 steps are hours here |
 | replay warm-up | 500 sequences | 250 | |
+| Adam step size, epsilon | 1e-4, 1e-3 | 2e-4, 1e-4 | fewer, larger steps (a guess the Pong run tests) |
 
     python -m seed_graph.launch.local --config=atari_cleanrl_r2d2 \
         --logdir=logs/pong_r2d2 --config.env.game=Pong
@@ -33,5 +34,7 @@ def get_config():
   config.replay.samples_per_insert = 4.0
   config.replay.min_size_to_sample = 250
   config.learner.target_update_period = 200
+  config.learner.learning_rate = 2e-4
+  config.learner.adam_epsilon = 1e-4
   config.logging.checkpoint_interval_seconds = 300.0  # Each saves the replay too.
   return config
