@@ -107,14 +107,35 @@ def run_launcher(tree: str, config: str, logdir: str, seconds: float, skip_secon
          f'--config={config_in_tree(tree, config)}', f'--logdir={logdir}',
          '--config.total_environment_frames=10000000000', *flags],
         cwd=tree, stdout=output, stderr=subprocess.STDOUT)
-    _wait_for_window(lambda: launcher.poll() is None, lambda: _metrics_points(logdir),
-                     seconds, skip_seconds)
-    launcher.send_signal(signal.SIGINT)  # The launcher stops its nodes in order.
-    launcher.wait(300)
+    try:
+      _wait_for_window(lambda: launcher.poll() is None, lambda: _metrics_points(logdir),
+                       seconds, skip_seconds)
+    finally:  # Also when this is interrupted: no launcher left training.
+      _interrupt(launcher, grace_seconds=300)  # The launcher stops its nodes in order.
   rate = steady_rate(_metrics_points(logdir), skip_seconds)
   if rate is None:
     raise _fail(logdir, logdir + '.out', skip_seconds, launcher.returncode)
   return rate
+
+
+def _interrupt(process: subprocess.Popen, grace_seconds: float, group: bool = False) -> None:
+  """SIGINT to `process` (to its process group if `group`), SIGKILL if it has not ended
+  `grace_seconds` later; returns once it has ended."""
+  def send(signum):
+    try:
+      if group:
+        os.killpg(process.pid, signum)
+      else:
+        process.send_signal(signum)
+    except ProcessLookupError:
+      pass  # It has ended.
+
+  send(signal.SIGINT)
+  try:
+    process.wait(grace_seconds)
+  except subprocess.TimeoutExpired:
+    send(signal.SIGKILL)
+    process.wait()
 
 
 def _default_sigint():
@@ -127,7 +148,8 @@ def _default_sigint():
 def run_command(command: List[str], output_path: str, seconds: float, skip_seconds: float,
                 line_pattern: str, frames_per_line: int) -> Dict[str, float]:
   r"""Any program, in the directory of `output_path` (where it may leave files), until
-  its reports span `seconds` past `skip_seconds`, then SIGINT (SIGKILL 30 s later); its
+  its reports span `seconds` past `skip_seconds` (or this is interrupted), then SIGINT
+  (SIGKILL 30 s later); its
   steady rate from the lines of its output
   that match `line_pattern`, timed as they arrive (unbuffered output). A pattern with a
   group reads the program's running total of trained frames from it (Sample Factory:
@@ -152,18 +174,12 @@ def run_command(command: List[str], output_path: str, seconds: float, skip_secon
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    _wait_for_window(lambda: process.poll() is None, lambda: list(points), seconds,
-                     skip_seconds)
     try:
-      os.killpg(process.pid, signal.SIGINT)
-    except ProcessLookupError:
-      pass  # It ended by itself.
-    try:
-      process.wait(30)
-    except subprocess.TimeoutExpired:
-      os.killpg(process.pid, signal.SIGKILL)
-      process.wait()
-    reader.join(10)
+      _wait_for_window(lambda: process.poll() is None, lambda: list(points), seconds,
+                       skip_seconds)
+    finally:  # Also when this is interrupted: its own session keeps it from our Ctrl-C.
+      _interrupt(process, grace_seconds=30, group=True)
+      reader.join(10)
   rate = steady_rate(list(points), skip_seconds)
   if rate is None:
     raise _fail(' '.join(command[:3]), output_path, skip_seconds, process.returncode)

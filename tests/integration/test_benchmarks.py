@@ -214,6 +214,32 @@ def test_a_running_total_of_frames_is_read_from_the_pattern_group(tmp_path):
   assert (tmp_path / 'out').read_text().splitlines()[-1] == 'stopped by SIGINT'
 
 
+def test_an_interrupted_measurement_leaves_no_program_running(tmp_path):
+  # The measured program runs in a session of its own (so that a Ctrl-C at a terminal
+  # reaches it through the benchmark, in order); a benchmark stopped with `kill -INT`
+  # still stops it.
+  sleeper = ('import os, sys, time\nopen(sys.argv[1], "w").write(str(os.getpid()))\n'
+             'while True: time.sleep(1)')
+  pid_file = tmp_path / 'pid'
+  measuring = (f'import sys\nfrom benchmarks import timed_runs\n'
+               f'timed_runs.run_command([sys.executable, "-c", {sleeper!r}, {str(pid_file)!r}], '
+               f'{str(tmp_path / "out")!r}, seconds=600, skip_seconds=0, '
+               f'line_pattern="never", frames_per_line=1)')
+  benchmark = subprocess.Popen([sys.executable, '-c', measuring], cwd=helpers.REPO,
+                               stderr=subprocess.PIPE, text=True)
+  try:
+    assert helpers.wait_for(lambda: pid_file.exists() and pid_file.read_text(), 60)
+    program = int(pid_file.read_text())
+    benchmark.send_signal(signal.SIGINT)
+    assert 'KeyboardInterrupt' in benchmark.communicate(timeout=60)[1]
+    assert helpers.wait_for(lambda: not os.path.exists(f'/proc/{program}'), 10)
+  finally:
+    benchmark.kill()
+    if pid_file.exists() and pid_file.read_text():
+      with contextlib.suppress(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), signal.SIGKILL)
+
+
 def test_football_academy(tmp_path):
   helpers.needs('gfootball')
   # A target of 0: stops (Ctrl-C) at the first finished episode; max_frames caps it.
