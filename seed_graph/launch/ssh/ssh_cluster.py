@@ -8,7 +8,9 @@ will do), the other hosts reach it at ADDRESS (default NAME), which is what the 
 holds. The plan is copied to the same path on every host; the run's secret reaches each
 agent on its ssh connection's stdin, never on a command line or in a file. An ordered
 stop sends each agent its Ctrl-C (`pkill -INT` over ssh, matching that agent's command
-line only), actor hosts first. Everything else is `seed_graph.launch.host_agents`.
+line only), actor hosts first. A host lost mid-run (its ssh connection silent for ~30 s:
+`SSH_OPTIONS`) is reported as an agent that failed, with exit code 255; training goes on
+without its actors. Everything else is `seed_graph.launch.host_agents`.
 """
 
 import os
@@ -22,6 +24,12 @@ from seed_graph.launch import host_agents
 from seed_graph.launch import placement
 
 REMOTE_PYTHON = '.venv/bin/python'  # Relative to --remote_dir.
+# On every ssh command (they override the user's ssh config). A host that vanishes (power,
+# network) closes no connection: without keepalives, its agent's ssh client would wait
+# forever and a command to it until TCP gives up (minutes). With these, the agent's
+# client exits (255) within ~30 s, which the launcher reports, training going on.
+SSH_OPTIONS = ('-o', 'BatchMode=yes', '-o', 'ConnectTimeout=20', '-o', 'ServerAliveInterval=10',
+               '-o', 'ServerAliveCountMax=3')
 
 
 def parse_hosts(text: str) -> List[Tuple[str, str]]:
@@ -45,7 +53,7 @@ class SshHosts:
     self._ssh, self._remote_dir, self._plan_path = list(ssh), remote_dir, plan_path
 
   def command(self, host: str, remote: str) -> List[str]:
-    return self._ssh + ['-o', 'BatchMode=yes', host, remote]
+    return self._ssh + list(SSH_OPTIONS) + [host, remote]
 
   def copy_plan(self, host: str):
     directory = os.path.dirname(self._plan_path)
@@ -71,9 +79,14 @@ class SshHosts:
     # line holds the same words) may run on that very host.
     pattern = (f'^{re.escape(REMOTE_PYTHON)} -m seed_graph[.]launch[.]host '
                f'--plan={re.escape(self._plan_path)} --host={re.escape(host)}( |$)')
-    result = subprocess.run(self.command(host, f'pkill -INT -f -- {shlex.quote(pattern)}'),
-                            capture_output=True, check=False, timeout=60)
-    if result.returncode not in (0, 1):  # 1: no such process (it ended meanwhile).
+    try:
+      result = subprocess.run(
+          self.command(host, f'pkill -INT -f -- {shlex.quote(pattern)}'),
+          capture_output=True, check=False, timeout=60)
+      reached = result.returncode in (0, 1)  # 1: no such process (it ended meanwhile).
+    except subprocess.TimeoutExpired:
+      reached = False
+    if not reached:
       agent.kill()  # The host cannot be reached: nothing there to stop in order.
 
 
