@@ -82,7 +82,7 @@ def test_config_names_a_preset_from_anywhere_or_a_file_by_its_path(tmp_path, mon
 
 @pytest.mark.parametrize('spec, message', [
     ('cartpole_vtrase', '--config=cartpole_vtrase: no preset of that name; did you mean '
-                        'cartpole_vtrace? presets: atari_cleanrl_vtrace, '),
+                        'cartpole_vtrace? presets: ' + ', '.join(config_args.presets())),
     ('configs/cartpole_vtrace.py', '--config=configs/cartpole_vtrace.py: no such file (the '
                                    'preset is --config=cartpole_vtrace)'),
     ('mine.py', '--config=mine.py: no such file'),
