@@ -24,9 +24,9 @@ MAX_MESSAGE_BYTES = 256 << 20
 KEEPALIVE_SECONDS = 10.0
 # Who may use the edge: a launcher generates a secret per run and gives it to its nodes in
 # this environment variable; every stream must carry it in its metadata, or it ends with
-# UNAUTHENTICATED before it holds a slot. (Courier's control edge and Reverb, compiled
-# servers, cannot check anything of the kind; see
-# seed_graph/launch/network/loopback_network.py.)
+# UNAUTHENTICATED before it holds a slot. (The control edge checks the same secret as
+# each call's first argument: seed_graph/nodes/learner/control_edge.py. Reverb, a
+# compiled server, cannot check anything of the kind; see docs/security.md.)
 RUN_SECRET_VARIABLE = 'SEED_GRAPH_RUN_SECRET'
 SECRET_METADATA_KEY = 'x-seed-graph-run-secret'
 
@@ -34,6 +34,12 @@ SECRET_METADATA_KEY = 'x-seed-graph-run-secret'
 def run_secret() -> Optional[str]:
   """This process's run secret (from its launcher), or None outside a launch."""
   return os.environ.get(RUN_SECRET_VARIABLE) or None
+
+
+def callers_secret() -> str:
+  """The secret a caller sends with each control-edge call: this process's run secret,
+  or '' outside a launch (where the learner checks nothing either)."""
+  return run_secret() or ''
 
 
 def _keepalive_options(seconds: float):

@@ -165,7 +165,7 @@ class StatusReporter:
         stats = None
         if clients[i] is not None:
           try:
-            stats = clients[i].get_stats(transport.run_secret() or '')
+            stats = clients[i].get_stats(transport.callers_secret())
           except Exception:  # pylint: disable=broad-except
             # Not up, restarting or busy: the line says what it knew. The client goes:
             # gRPC's reconnect back-off, which every channel to the address shares,

@@ -64,28 +64,28 @@ class LearnerClient:
   def get_stats(self) -> dict:
     """Counters, returns and losses (the call carries this process's run secret, as
     every call below does)."""
-    return self.control.get_stats(transport.run_secret() or '')
+    return self.control.get_stats(transport.callers_secret())
 
   def save(self) -> str:
     """A checkpoint now; its path."""
-    return self.control.save(transport.run_secret() or '')
+    return self.control.save(transport.callers_secret())
 
   def stop(self) -> None:
     """Stops the learner, which saves and stops the program."""
-    self.control.stop(transport.run_secret() or '')
+    self.control.stop(transport.callers_secret())
 
   # Population-based training (`seed_graph/nodes/learner/tuning.py`).
   def get_weights(self) -> Dict[str, bytes]:
-    return self.control.get_weights(transport.run_secret() or '')
+    return self.control.get_weights(transport.callers_secret())
 
   def set_weights(self, state: Dict[str, bytes], source: str = '') -> None:
-    self.control.set_weights(transport.run_secret() or '', state, source)
+    self.control.set_weights(transport.callers_secret(), state, source)
 
   def get_hyperparameters(self) -> Dict[str, float]:
-    return self.control.get_hyperparameters(transport.run_secret() or '')
+    return self.control.get_hyperparameters(transport.callers_secret())
 
   def set_hyperparameters(self, values: Dict[str, float]) -> Dict[str, float]:
-    return self.control.set_hyperparameters(transport.run_secret() or '', values)
+    return self.control.set_hyperparameters(transport.callers_secret(), values)
 
 
 class LearnerHandle(base.Handle[LearnerClient]):
