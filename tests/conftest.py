@@ -12,6 +12,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if REPO not in sys.path:
   sys.path.insert(0, REPO)
 
+# pylint: disable=unused-import,wrong-import-position
+from tests.machine_use import pytest_runtest_protocol, pytest_terminal_summary  # noqa
+# pylint: enable=unused-import,wrong-import-position
+
 TIERS = ('unit', 'integration', 'learning')
 
 
