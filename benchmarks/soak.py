@@ -71,16 +71,16 @@ def node_rss(launcher: psutil.Process) -> tuple:
 
 
 def growth_report(samples, base_minute: float) -> dict:
-  """Per process, from the first sample at `base_minute` on: RSS then and at the end, the
+  """Per process, from its first sample at `base_minute` on: RSS then and at the end, the
   growth between them, the slope of its RSS, how often it was replaced (a planned or
   crash restart: a new pid), and its growth projected over 24 hours."""
   base_minute = min(base_minute, samples[-1]['minute'] / 2)  # Short trial runs.
   window = [s for s in samples if s['minute'] >= base_minute]
   report = {}
   for name in sorted(window[-1]['rss']):
-    if name not in window[0]['rss']:
-      continue
-    base = window[0]['rss'][name]
+    # A node that started late (a slow start-up, on a busy machine) is taken from its
+    # first sample: leaving it out would report a run without its learner.
+    base = next(s['rss'][name] for s in window if name in s['rss'])
     report[name] = {'rss_mib_base': round(base, 1),
                     'rss_mib_end': round(window[-1]['rss'][name], 1),
                     'growth_percent': round(100 * (window[-1]['rss'][name] / base - 1), 1),

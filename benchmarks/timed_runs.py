@@ -173,13 +173,17 @@ def run_command(command: List[str], output_path: str, seconds: float, skip_secon
           points.append((time.monotonic() - start, frames, None))
 
     reader = threading.Thread(target=read, daemon=True)
-    reader.start()
+    # The program is stopped whatever ends this, from the moment it exists: a Ctrl-C
+    # while the reader starts (seen on a busy machine) used to leave it running, and this
+    # process hung at exit on the reader's open pipe.
     try:
+      reader.start()
       _wait_for_window(lambda: process.poll() is None, lambda: list(points), seconds,
                        skip_seconds)
     finally:  # Also when this is interrupted: its own session keeps it from our Ctrl-C.
       _interrupt(process, grace_seconds=30, group=True)
-      reader.join(10)
+      if reader.is_alive():
+        reader.join(10)
   rate = steady_rate(list(points), skip_seconds)
   if rate is None:
     raise _fail(' '.join(command[:3]), output_path, skip_seconds, process.returncode)

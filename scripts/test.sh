@@ -4,7 +4,7 @@
 #   1. the unit tier under Bazel (scripts/bazel_test.sh: the tests run from their
 #      declared files only, so an undeclared import or data file fails);
 #   2. the integration and learning tiers with pytest, on two workers taking whole files,
-#      then the `solo` tests alone;
+#      then the `solo` tests alone (tests/conftest.py);
 #   3. the unit tier again on CPython 3.8 (.venv38, set up while 1 and 2 run), the
 #      Python of the Cloud TPU VM runtime's learner host.
 # With arguments, runs pytest alone on every tier with them instead, e.g.

@@ -2,7 +2,7 @@
 path (CartPole where it takes a config, windows of a second, one pair or round), and
 reports its figures. These check that the benchmarks work, not what they measure: the
 figures must be there and plausible (positive rates, the processes it names), not fast.
-The timed program comparisons are in test_timed_runs.py, the Atari suite in
+The timed program comparisons are in test_revisions_and_versus.py, the Atari suite in
 test_atari_suite.py."""
 
 import json

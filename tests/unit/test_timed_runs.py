@@ -1,5 +1,11 @@
 """The steady rate the end-to-end comparisons (`revisions`, `versus`) report: measured
-from the end of start-up, which for our learner includes its first step."""
+from the end of start-up, which for our learner includes its first step; and the program
+measured is stopped whatever ends the measurement."""
+
+import os
+import sys
+import threading
+import time
 
 import pytest
 
@@ -51,3 +57,25 @@ def test_each_revision_gets_its_launcher_and_its_presets_path(tmp_path, layout, 
   assert timed_runs.launcher_module(str(tmp_path)) == module
   assert timed_runs.config_in_tree(str(tmp_path), 'cartpole_vtrace') == config
   assert timed_runs.config_in_tree(str(tmp_path), 'mine.py') == 'mine.py'
+
+
+def test_a_ctrl_c_as_the_measurement_starts_still_stops_the_program(tmp_path, monkeypatch):
+  # A busy machine: the Ctrl-C lands while the output reader is being started.
+  pid_file = tmp_path / 'pid'
+  sleeper = ('import os, sys, time\nopen(sys.argv[1], "w").write(str(os.getpid()))\n'
+             'while True: time.sleep(1)')
+
+  def interrupted_start(thread):
+    del thread
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+      time.sleep(0.05)
+    raise KeyboardInterrupt
+
+  monkeypatch.setattr(threading.Thread, 'start', interrupted_start)
+  with pytest.raises(KeyboardInterrupt):
+    timed_runs.run_command([sys.executable, '-c', sleeper, str(pid_file)],
+                           str(tmp_path / 'out'), seconds=600, skip_seconds=0,
+                           line_pattern='never', frames_per_line=1)
+  monkeypatch.undo()
+  assert not os.path.exists(f'/proc/{int(pid_file.read_text())}')
