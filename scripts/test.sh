@@ -3,8 +3,7 @@
 # test once on each Python the project runs on:
 #   1. the unit tier under Bazel (scripts/bazel_test.sh: the tests run from their
 #      declared files only, so an undeclared import or data file fails);
-#   2. the integration and learning tiers with pytest, on two workers taking whole files,
-#      then the `solo` tests alone (tests/conftest.py);
+#   2. the integration and learning tiers with pytest;
 #   3. the unit tier again on CPython 3.8 (.venv38, set up while 1 and 2 run), the
 #      Python of the Cloud TPU VM runtime's learner host.
 # With arguments, runs pytest alone on every tier with them instead, e.g.
@@ -35,14 +34,7 @@ bash scripts/setup_env.sh --python=3.8 >"$venv38_log" 2>&1 &
 venv38_setup=$!
 bash scripts/bazel_test.sh
 took "the unit tier (Bazel)"
-# Most whole-program tests wait (start-up, timeouts, restarts, a lost host) as much as
-# they compute, so two at a time overlap the waiting. Whole files (a module fixture runs
-# once); the learning tier's long files first, so the short ones fill in at the end.
-# (Not --dist loadgroup: pytest-xdist 3.8 groups by rewriting Item._nodeid, which
-# pytest 9 no longer reads, so its groups are silently ignored.)
-.venv/bin/python -m pytest -v -p no:cacheprovider --durations=25 -n 2 --dist loadfile \
-  -m 'not solo' tests/learning tests/integration
-.venv/bin/python -m pytest -v -p no:cacheprovider -m solo tests/learning tests/integration
+.venv/bin/python -m pytest -v -p no:cacheprovider --durations=25 tests/integration tests/learning
 took "the integration and learning tiers"
 venv38_status=0
 wait "$venv38_setup" || venv38_status=$?

@@ -2,11 +2,7 @@
 else decides it: `unit/` (in one process, seconds), `integration/` (whole programs,
 processes, network namespaces), `learning/` (trains to a score, minutes). Each test gets
 its tier as a marker (`pytest -m unit`); tests/BUILD gives Bazel the same tiers as tags,
-and scripts/test.sh runs the unit tier on the TPU VM learner host's Python 3.8.
-
-scripts/test.sh runs the integration and learning tiers on two pytest-xdist workers,
-each taking whole files; a test marked `solo` (one that compares training speeds, or
-was seen failing beside another test) runs afterwards, alone on the machine."""
+and scripts/test.sh runs the unit tier on the TPU VM learner host's Python 3.8."""
 
 import os
 import sys
@@ -26,7 +22,6 @@ TIERS = ('unit', 'integration', 'learning')
 def pytest_configure(config):
   for tier in TIERS:
     config.addinivalue_line('markers', f'{tier}: tests in tests/{tier}/')
-  config.addinivalue_line('markers', 'solo: runs with no other test beside it')
 
 
 def pytest_collection_modifyitems(items):

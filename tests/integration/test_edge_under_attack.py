@@ -18,14 +18,10 @@ import time
 import numpy as np
 import portpicker
 import psutil
-import pytest
 
 from seed_graph.nodes.learner import shell as learner_lib
 from seed_graph.algos.vtrace import learning as vtrace_learner
 from tests import helpers
-
-# It compares frame rates, attacked against quiet: another test beside it would move them.
-pytestmark = pytest.mark.solo
 
 PAIRS = 5                  # Quiet and attacked windows, alternating.
 WINDOW_SECONDS = 2.0

@@ -14,10 +14,6 @@ from tests import helpers
 from tests import slurm_cluster
 
 pytestmark = [
-    # Alone on the machine (scripts/test.sh): beside R2D2's CartPole learning test and
-    # test_ssh on the other pytest-xdist worker, its job once showed no output within
-    # 240 s (cause not found; it passes alone, as in every run before).
-    pytest.mark.solo,
     pytest.mark.skipif(os.geteuid() != 0, reason='a Slurm of namespace hosts needs root'),
     pytest.mark.skipif(not shutil.which('slurmctld'), reason=(
         'slurm-wlm is not installed: bash scripts/install_cluster_tools.sh')),
