@@ -174,8 +174,7 @@ def run_command(command: List[str], output_path: str, seconds: float, skip_secon
 
     reader = threading.Thread(target=read, daemon=True)
     # The program is stopped whatever ends this, from the moment it exists: a Ctrl-C
-    # while the reader starts (seen on a busy machine) used to leave it running, and this
-    # process hung at exit on the reader's open pipe.
+    # while the reader started (a wide window on a busy machine) used to leave it running.
     try:
       reader.start()
       _wait_for_window(lambda: process.poll() is None, lambda: list(points), seconds,
