@@ -52,8 +52,8 @@ from absl import flags
 from seed_graph.launch.cloud import cluster_steps
 from seed_graph.launch.runs import config_args
 
-_CONFIG = flags.DEFINE_string('config', None, 'Experiment config (up): a preset\'s name or a .py file; '
-                              '`--config.KEY=VALUE` arguments override its keys.')
+_CONFIG = flags.DEFINE_string('config', None, 'Experiment config (up): a preset\'s name or '
+                              'a .py file; `--config.KEY=VALUE` arguments override its keys.')
 _LOGDIR = flags.DEFINE_string(
     'logdir', None, 'The run\'s logdir on the learner host (up); a relative path is under '
     '~/seed_graph there. Its disk must outlive the VM for a resume after `down` (a '
@@ -95,8 +95,14 @@ _HOST_CPUS = flags.DEFINE_integer('cpus_per_host', 8, 'slurm: CPUs of each host 
                                   lower_bound=1)
 _ACCOUNT = flags.DEFINE_string('account', '', 'slurm: --account.')
 _QOS = flags.DEFINE_string('qos', '', 'slurm: --qos.')
-_TIME = flags.DEFINE_string('time', '', 'slurm: the time limit (--time); two minutes '
-                            'before it the hosts stop in order and the learner saves.')
+_TIME = flags.DEFINE_string('time', '', 'slurm: the time limit (--time); '
+                            '--stop_warning_seconds before it the hosts stop in order and '
+                            'the learner saves.')
+_STOP_WARNING = flags.DEFINE_integer('stop_warning_seconds', 120, 'slurm: how long before '
+                                     'the time limit the job is told to stop '
+                                     '(--signal=B:TERM@N): long enough for a final '
+                                     'checkpoint (an R2D2 replay\'s included).',
+                                     lower_bound=1)
 _SBATCH_LINES = flags.DEFINE_multi_string('sbatch_line', [], 'slurm: an extra line of the '
                                           'whole job, as after `#SBATCH `.')
 _HOSTS = flags.DEFINE_integer('hosts', 3, 'netns: hosts (one learner host, the rest actor '
@@ -186,7 +192,8 @@ def _slurm(command: str) -> int:
   options = batch_script.SlurmOptions(
       actor_hosts=_ACTOR_HOSTS.value, cpus_per_host=_HOST_CPUS.value,
       learner_gpus=_LEARNER_GPUS.value, partition=_PARTITION.value, account=_ACCOUNT.value,
-      qos=_QOS.value, time=_TIME.value, extra_lines=tuple(_SBATCH_LINES.value))
+      qos=_QOS.value, time=_TIME.value, extra_lines=tuple(_SBATCH_LINES.value),
+      stop_warning_seconds=_STOP_WARNING.value)
   return commands.up(options, _CONFIG.value, _OVERRIDES, _LOGDIR.value, _BASE_PORT.value,
                      _PROGRAM.value, _DRY_RUN.value)
 

@@ -48,6 +48,23 @@ def _node_state(cluster, node) -> str:
                       '--format=%t']).stdout.strip()
 
 
+_FINAL_SAVE = '[learner] checkpoint '  # What the learner prints as it stops and saves.
+
+
+def _learner_log(logdir) -> str:
+  path = logdir / 'logs' / 'learner_0.log'
+  return path.read_text(errors='replace') if path.exists() else ''
+
+
+def _minutes_run(cluster, job) -> int:
+  """The whole minutes `job` has run (squeue's M:SS, or H:MM:SS)."""
+  elapsed = cluster.run(['squeue', '--noheader', f'--jobs={job}', '--format=%M']).stdout
+  seconds = 0
+  for part in elapsed.strip().split(':'):
+    seconds = seconds * 60 + int(part)
+  return seconds // 60
+
+
 def _queued(cluster) -> str:
   return cluster.run(['squeue', '--noheader']).stdout.strip()
 
@@ -56,11 +73,13 @@ def test_dry_run_writes_a_batch_script_the_real_sbatch_accepts(cluster, tmp_path
   logdir = tmp_path / 'run'
   result = _cluster_command(cluster, 'up', '--config=cartpole_vtrace', f'--logdir={logdir}',
                             '--dry_run', '--actor_hosts=2', '--time=30',
-                            '--partition=main', '--sbatch_line=--comment=seed')
+                            '--partition=main', '--sbatch_line=--comment=seed',
+                            '--stop_warning_seconds=300')
   assert result.returncode == 0, result.stderr[-2000:]
   script = (logdir / 'hosts' / 'slurm_job.sh').read_text()
   assert result.stdout.startswith(script)
   assert '#SBATCH --nodes=3' in script and '#SBATCH --comment=seed' in script
+  assert '#SBATCH --signal=B:TERM@300' in script and '#SBATCH --time=30' in script
   test = cluster.run(['sbatch', '--test-only', str(logdir / 'hosts' / 'slurm_job.sh')])
   assert test.returncode == 0 and 'to start at' in test.stderr, test.stderr
   assert not _queued(cluster)  # --dry_run and --test-only queue nothing.
@@ -71,7 +90,7 @@ def test_dry_run_writes_a_batch_script_the_real_sbatch_accepts(cluster, tmp_path
   assert not _queued(cluster)
 
 
-def test_trains_across_slurm_nodes_survives_a_lost_node_stops_in_order_and_resumes(
+def test_trains_across_nodes_survives_a_lost_one_stops_in_order_resumes_and_meets_its_time_limit(
     cluster, tmp_path):
   logdir, marker = tmp_path / 'run', uuid.uuid4().hex
   common = ('--config=cartpole_vtrace', f'--logdir={logdir}', '--actor_hosts=2',
@@ -112,17 +131,28 @@ def test_trains_across_slurm_nodes_survives_a_lost_node_stops_in_order_and_resum
     stopped_at = _frames(logdir)
     assert helpers.latest_checkpoint(logdir)
     cluster.revive_node(actor_hosts[0])
-    # `up` again with the same logdir resumes, and ends by itself at its budget.
-    again = _cluster_command(cluster, 'up', *common,
-                             f'--config.total_environment_frames={stopped_at + 10_000}',
-                             marker=marker)
+    # `up` again with the same logdir resumes...
+    again = _cluster_command(cluster, 'up', *common, '--time=30',
+                             '--config.total_environment_frames=1000000000', marker=marker)
     assert again.returncode == 0 and 'resuming from' in again.stdout, again.stdout
-    assert helpers.wait_for(lambda: not _queued(cluster), 300), (
+    assert helpers.wait_for(lambda: _frames(logdir) > stopped_at + 5_000, 240), (
         _job_output(logdir), cluster.logs())
-    metrics = helpers.read_metrics(logdir)
-    assert metrics[-1]['frames'] >= stopped_at + 10_000, _job_output(logdir)
-    resumed = [m for m in metrics if m['frames'] > stopped_at]
-    assert resumed and resumed[0]['frames'] < stopped_at + 10_000  # No restart from zero.
+    resumed = [m for m in helpers.read_metrics(logdir) if m['frames'] > stopped_at]
+    assert resumed[0]['frames'] < stopped_at + 5_000  # No restart from zero.
+    # ...and the site cuts its time limit to two or three minutes from now: once
+    # --signal's two minutes are reached, the job stops in order by itself, the learner
+    # saving, before the limit would kill it.
+    job = (logdir / 'hosts' / 'slurm_job').read_text().strip()
+    saves = _learner_log(logdir).count(_FINAL_SAVE)
+    cut = cluster.run(['scontrol', 'update', f'JobId={job}',
+                       f'TimeLimit={_minutes_run(cluster, job) + 3}'])
+    assert cut.returncode == 0, cut.stderr
+    assert helpers.wait_for(lambda: not _queued(cluster), 240), (
+        _job_output(logdir), cluster.logs())
+    output = (logdir / 'hosts' / f'slurm-{job}.out').read_text(errors='replace')
+    assert '[launcher] stopping: Ctrl-C' in output, output[-3000:]
+    assert 'agents that failed' not in output and 'TIME LIMIT' not in output, output[-3000:]
+    assert _learner_log(logdir).count(_FINAL_SAVE) > saves, _learner_log(logdir)[-3000:]
     logs = _cluster_command(cluster, 'logs', f'--logdir={logdir}')
     assert logs.returncode == 0 and f'{actor_hosts[1]}.log' in logs.stdout
   finally:

@@ -12,9 +12,10 @@ component fails, `--no-kill` or not (measured on the test cluster of
 tests/slurm_cluster.py). So `--learner_gpus=K` asks K GPUs of every node (`--gres`), and
 the job lives in one partition.
 
-`--signal=B:TERM@120`: two minutes before `--time` runs out, the batch step gets
-SIGTERM and stops the hosts in order; the learner saves, and `up` again with the same
-logdir resumes.
+`--signal=B:TERM@120` (`--stop_warning_seconds`): two minutes before `--time` runs out
+(as the site has it: an administrator may shorten it), the batch step gets SIGTERM and
+stops the hosts in order; the learner saves, and `up` again with the same logdir
+resumes. Slurm may send it up to a minute early (sbatch(1), `--signal`).
 """
 
 import dataclasses
