@@ -43,6 +43,11 @@ def _frames(logdir) -> int:
   return metrics[-1]['frames'] if metrics else 0
 
 
+def _mean_return(logdir) -> float:
+  metrics = helpers.read_metrics(logdir)
+  return (metrics[-1].get('episode_return') or 0.0) if metrics else 0.0
+
+
 def _node_state(cluster, node) -> str:
   return cluster.run(['sinfo', '--noheader', '--Node', f'--nodes={node}',
                       '--format=%t']).stdout.strip()
@@ -139,6 +144,10 @@ def test_trains_across_nodes_survives_a_lost_one_stops_in_order_resumes_and_meet
         _job_output(logdir), cluster.logs())
     resumed = [m for m in helpers.read_metrics(logdir) if m['frames'] > stopped_at]
     assert resumed[0]['frames'] < stopped_at + 5_000  # No restart from zero.
+    # Across the three hosts, a lost one and a restart, it learns as on one machine
+    # (the learning tier's target: a mean training return of 450).
+    assert helpers.wait_for(lambda: _mean_return(logdir) >= 450, 300), (
+        helpers.read_metrics(logdir)[-1], _job_output(logdir))
     # ...and the site cuts its time limit to two or three minutes from now: once
     # --signal's two minutes are reached, the job stops in order by itself, the learner
     # saving, before the limit would kill it.
