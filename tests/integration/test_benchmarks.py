@@ -7,6 +7,8 @@ test_atari_suite.py."""
 
 import json
 
+import pytest
+
 from seed_graph.nodes import replay_socket
 from tests import helpers
 from tests.benchmark_runs import json_lines, last_json, run_benchmark

@@ -56,6 +56,14 @@ def allocation_hosts() -> List[Tuple[str, str]]:
   return [(node, node_address(node)) for node in [learner] + actors]
 
 
+def _down(node: str) -> bool:
+  """Whether Slurm has set `node` DOWN (sinfo's `down` or `down*`). A node merely not
+  responding for now (`alloc*`) may be a busy learner's host that would still save."""
+  state = subprocess.run(['sinfo', '--noheader', '--Node', f'--nodes={node}', '--format=%t'],
+                         capture_output=True, text=True, check=False).stdout
+  return state.strip().startswith('down')
+
+
 class SlurmSteps:
   """`host_agents.Hosts` as job steps of the allocation this process runs in."""
 
@@ -89,9 +97,12 @@ class SlurmSteps:
     # srun itself does not pass one SIGINT or SIGTERM on as such: it reports, or ends
     # the step with SIGKILL after Slurm's KillWait. scancel signals the agent only.
     step = self.step_id(host)
-    if step is None:
-      print(f'[slurm] {host}: its job step has gone; ending its srun', flush=True)
-      agent.send_signal(signal.SIGKILL)  # Its node is gone: nothing there to stop.
+    if step is None or _down(host):
+      # Nothing there to stop. Slurm goes on listing a failed node's step for a while
+      # after it set the node DOWN, and a signal to it would leave this stop waiting
+      # out its whole grace for the srun.
+      print(f'[slurm] {host}: its node or job step has gone; ending its srun', flush=True)
+      agent.send_signal(signal.SIGKILL)
       return
     # Inside a job, scancel also reports an error about the job itself (Slurm 22.05:
     # "Invalid job id specified") after signalling the step: its exit code says nothing.
