@@ -23,6 +23,15 @@ import secrets
 import sys
 from typing import Optional, Sequence
 
+from seed_graph.launch.network import loopback_network
+
+# Before the imports below (TensorFlow's among them, seconds): a launch that will run its
+# program in a network namespace re-executes itself there now, so that it imports and
+# builds the program once, inside, rather than once on each side. If it cannot enter,
+# main() tries again after its checks and warns.
+if __name__ == '__main__' and loopback_network.launch_enters(sys.argv[1:]):
+  loopback_network.enter([sys.executable] + sys.orig_argv[1:])
+
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 
 from absl import app  # pylint: disable=g-import-not-at-top
@@ -38,7 +47,6 @@ from seed_graph.launch.runs import logdir_lock
 from seed_graph.launch.runs import program_args
 from seed_graph.launch.runs import tensorflow_environment
 from seed_graph.launch.supervision import console as console_lib
-from seed_graph.launch.network import loopback_network
 from seed_graph.launch.supervision import node_commands
 from seed_graph.launch.supervision import node_runner
 from seed_graph.launch.supervision import supervisor

@@ -22,7 +22,7 @@ import socket
 import struct
 import subprocess
 import sys
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 # Set in the re-executed launcher, so it knows it is inside (and its nodes inherit it).
 INSIDE_VARIABLE = 'SEED_GRAPH_LOOPBACK_NETWORK'
@@ -34,6 +34,24 @@ _IFF_UP = 0x1
 
 def inside() -> bool:
   return os.environ.get(INSIDE_VARIABLE) == '1'
+
+
+def launch_enters(args: Sequence[str]) -> bool:
+  """Whether a `launch.local` command line (its arguments) surely runs its program in a
+  namespace of its own, so it can enter one before it parses and imports anything: not
+  inside one yet, and no flag (in any of absl's spellings) that asks for the host's
+  network, prints instead of launching, or reads more flags from a file. When in
+  doubt, False: the launcher then enters after parsing its flags."""
+  if inside():
+    return False
+  for arg in args:
+    name = arg.lstrip('-')
+    if not arg.startswith('-') or name == 'network=loopback':
+      continue
+    if name in ('h', '?') or name.startswith(('network', 'print_config', 'help',
+                                              'flagfile')):
+      return False
+  return True
 
 
 def unshare_command() -> List[str]:
