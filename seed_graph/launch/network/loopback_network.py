@@ -12,7 +12,9 @@ inside; logs, checkpoints and metrics are files as before).
 `enter(argv)` re-executes this launcher under util-linux's `unshare`, before TensorFlow
 or any node starts a thread or opens a socket: `--net` as root, `--user
 --map-root-user --net` (a user namespace of one's own) otherwise. The new process then
-calls `bring_up_loopback()`, as a new namespace's loopback is down.
+calls `bring_up_loopback()`, as a new namespace's loopback is down. `launch.local`
+enters first thing, before its imports, when `launch_enters` finds its command line
+surely asks for a namespace; otherwise after parsing its flags and checking its config.
 """
 
 import fcntl
