@@ -154,7 +154,7 @@ def _commands(runs: List[dict]) -> List[str]:
   for run in runs:
     seeds.setdefault(row(run), []).append(str(run['seed']))
   return [f'python -m benchmarks.atari_suite --config={config} --games={game} '
-          f'--seeds={",".join(sorted(run_seeds, key=int))} --frames={budget}'
+          f'--seeds={",".join(sorted(set(run_seeds), key=int))} --frames={budget}'
           + (f' --variant={variant}' if variant else '')
           + ''.join(f' --config.{override}' for override in overrides)
           for (game, variant, config, overrides, budget), run_seeds in sorted(seeds.items())]

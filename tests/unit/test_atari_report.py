@@ -143,3 +143,18 @@ def test_the_final_checkpoints_games_are_the_evaluated_return(tmp_path):
   assert '| Pong | atari_cleanrl_vtrace | 2 | 2.00M | 19.00 | - |' in page
   runs = json.loads((tmp_path / 'page' / 'atari.json').read_text())['runs']
   assert [r['evaluated'] and r['evaluated']['episodes'] for r in runs] == [10, 4, None]
+
+
+def test_a_seed_started_again_from_nothing_is_named_once_in_its_command(tmp_path):
+  # The seed's earlier run, whose logdir is gone, stays on the page beside the new one.
+  root = tmp_path / 'runs'
+  _run(root, 'seed0', 0, [-21.0, -20.5], budget=4_000_000,
+       launches=[{'commit': 'abc1234', 'time': '2026-11-26 02:00'}])
+  atari_report.write(str(root), str(tmp_path / 'page'))
+  (root / 'Pong' / 'seed0').rename(tmp_path / 'gone')
+  _run(root, 'seed0', 0, [-21.0], budget=4_000_000,
+       launches=[{'commit': 'def5678', 'time': '2026-11-27 02:00'}])
+  atari_report.write(str(root), str(tmp_path / 'page'))
+  page = (tmp_path / 'page' / 'atari.md').read_text()
+  assert '| 0 | 1.00M of 4M (unfinished)' in page and '| 0 | 0.50M of 4M (unfinished)' in page
+  assert '--games=Pong --seeds=0 --frames=4000000\n' in page
