@@ -30,7 +30,7 @@ from seed_graph.launch.network import loopback_network
 # builds the program once, inside, rather than once on each side. If it cannot enter,
 # main() tries again after its checks and warns.
 if __name__ == '__main__' and loopback_network.launch_enters(sys.argv[1:]):
-  loopback_network.enter([sys.executable] + sys.orig_argv[1:])
+  loopback_network.enter(loopback_network.own_command('seed_graph.launch.local'))
 
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 
@@ -133,8 +133,7 @@ def _enter_loopback_network():
   if loopback_network.inside():
     loopback_network.bring_up_loopback()
     return
-  # The same command, by this interpreter (argv[0] may be a bare `python`).
-  reason = loopback_network.enter([sys.executable] + sys.orig_argv[1:])
+  reason = loopback_network.enter(loopback_network.own_command('seed_graph.launch.local'))
   print(f'warning: no network of its own for this program ({reason}): its ports listen '
         'on every interface of this machine, and only the inference edge checks the '
         'run\'s secret. --network=host says that is intended.', file=sys.stderr,

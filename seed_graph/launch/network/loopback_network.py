@@ -77,9 +77,19 @@ def unavailable_reason() -> Optional[str]:
   return None
 
 
+def own_command(module: str) -> List[str]:
+  """This process's command line, to run again: `sys.orig_argv` (Python 3.10+, keeps
+  interpreter options) or, on older Pythons, `python -m module` and `sys.argv[1:]`;
+  always by this interpreter (argv[0] may be a bare `python`)."""
+  original = getattr(sys, 'orig_argv', None)
+  if original:
+    return [sys.executable] + list(original[1:])
+  return [sys.executable, '-m', module] + sys.argv[1:]
+
+
 def enter(argv: List[str]):
-  """Replaces this process with `argv` (the launcher's own command line, e.g.
-  `sys.orig_argv`) run inside a new network namespace; returns only if it cannot be had,
+  """Replaces this process with `argv` (the launcher's own command line, from
+  `own_command`) run inside a new network namespace; returns only if it cannot be had,
   with the reason."""
   reason = unavailable_reason()
   if reason:
