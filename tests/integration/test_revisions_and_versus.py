@@ -84,8 +84,11 @@ def test_an_interrupted_measurement_leaves_no_program_running(tmp_path):
                f'timed_runs.run_command([sys.executable, "-c", {sleeper!r}, {str(pid_file)!r}], '
                f'{str(tmp_path / "out")!r}, seconds=600, skip_seconds=0, '
                f'line_pattern="never", frames_per_line=1)')
+  # As at a terminal: SIGINT at its default in the benchmark, whether or not these tests
+  # run with it ignored (`nohup ... &` without job control), which a child inherits.
   benchmark = subprocess.Popen([sys.executable, '-c', measuring], cwd=helpers.REPO,
-                               stderr=subprocess.PIPE, text=True)
+                               stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
   try:
     assert helpers.wait_for(lambda: pid_file.exists() and pid_file.read_text(), 60)
     program = int(pid_file.read_text())
