@@ -72,8 +72,9 @@ def _learner_process(config, port, counters, ready):
 def _actor_process(config, env_config, actor_index, address):
   from seed_graph.config import id_ranges  # pylint: disable=g-import-not-at-top
   from seed_graph.nodes import actor as actor_lib  # pylint: disable=g-import-not-at-top
-  from seed_graph.nodes.learner import node as learner_node  # pylint: disable=g-import-not-at-top
-  client = learner_node.LearnerClient('localhost:1', address)
+  # pylint: disable-next=g-import-not-at-top
+  from seed_graph.nodes.learner import client as learner_client
+  client = learner_client.LearnerClient('localhost:1', address)
   actor_lib.Actor(client, env_config, id_ranges.actor_env_ids(config, actor_index),
                   seed=config.seed + 1000 * (actor_index + 1), stop_event=threading.Event(),
                   env_groups=config.actors.env_groups).run()

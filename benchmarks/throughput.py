@@ -89,9 +89,10 @@ def benchmark_config(env_name, processes, env_batch_size, env_groups, inference_
 
 def _actor_worker(config, actor_index, address):
   from seed_graph.nodes import actor as actor_lib  # pylint: disable=g-import-not-at-top
-  from seed_graph.nodes.learner import node as learner_node  # pylint: disable=g-import-not-at-top
+  # pylint: disable-next=g-import-not-at-top
+  from seed_graph.nodes.learner import client as learner_client
   from seed_graph.config import id_ranges  # pylint: disable=g-import-not-at-top
-  client = learner_node.LearnerClient('localhost:1', address)
+  client = learner_client.LearnerClient('localhost:1', address)
   stop = threading.Event()
   actor_lib.Actor(client, config.env, id_ranges.actor_env_ids(config, actor_index),
                   seed=actor_index * 1000, stop_event=stop,

@@ -13,7 +13,7 @@ Each round that changes something is a line in `<logdir>/population.jsonl`, and 
 a line on the launcher's console (`sg.tell_console`); each learner
 counts what it was given in its own metrics (`weights_loaded`, `hyperparameters_set`,
 `hyperparameter/<name>`). A learner that does not answer (restarting, or stopped) within
-`seed_graph.nodes.learner.node.CONTROL_CALL_TIMEOUT_SECONDS` is left out of the round. Run by
+`seed_graph.nodes.learner.client.CONTROL_CALL_TIMEOUT_SECONDS` is left out of the round. Run by
 `lp.PyClassNode`, which calls `run()` until the program stops.
 """
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Sets up .venv if needed (and builds Google Research Football into it), then runs every
-# test once on each Python the project runs on:
-#   1. the unit tier under Bazel (scripts/bazel_test.sh: the tests run from their
-#      declared files only, so an undeclared import or data file fails);
-#   2. the integration and learning tiers with pytest;
-#   3. the unit tier again on CPython 3.8 (.venv38, set up while 1 and 2 run), the
-#      Python of the Cloud TPU VM runtime's learner host.
+# test once:
+#   1. the integration and learning tiers with pytest on .venv (CPython 3.10), with the
+#      unit test files that need the actors' packages (`helpers.needs`: EnvPool, Football);
+#   2. the unit tier under Bazel (scripts/bazel_test.sh: the tests run from their declared
+#      files only, so an undeclared import or data file fails) on CPython 3.8 (.venv38,
+#      set up while 1 runs), the Python of the Cloud TPU VM runtime's learner host.
 # With arguments, runs pytest alone on every tier with them instead, e.g.
 # `bash scripts/test.sh -m unit` or `bash scripts/test.sh -k resumes`.
 set -euo pipefail
@@ -32,10 +32,10 @@ venv38_log="$(mktemp)"
 trap 'wait; rm -f "$venv38_log"' EXIT  # No set-up left running after a failure.
 bash scripts/setup_env.sh --python=3.8 >"$venv38_log" 2>&1 &
 venv38_setup=$!
-bash scripts/bazel_test.sh
-took "the unit tier (Bazel)"
-.venv/bin/python -m pytest -v -p no:cacheprovider --durations=25 tests/integration tests/learning
-took "the integration and learning tiers"
+mapfile -t needs_actor_packages < <(grep -l 'helpers\.needs(' tests/unit/test_*.py)
+.venv/bin/python -m pytest -v -p no:cacheprovider --durations=25 tests/integration \
+  tests/learning "${needs_actor_packages[@]}"
+took "the integration and learning tiers (and ${#needs_actor_packages[@]} unit files on 3.10)"
 venv38_status=0
 wait "$venv38_setup" || venv38_status=$?
 cat "$venv38_log" >&2
@@ -44,7 +44,6 @@ if [[ $venv38_status -ne 0 ]]; then
   exit "$venv38_status"
 fi
 took "waiting for .venv38 (set up during the tiers before)"
-# Two workers, each taking whole files (module fixtures stay in one process).
-.venv38/bin/python -m pytest -v -p no:cacheprovider -n 2 --dist loadfile tests/unit
-took "the unit tier (Python 3.8)"
+bash scripts/bazel_test.sh --python=3.8
+took "the unit tier (Bazel, Python 3.8)"
 echo "test.sh: every tier passed in $SECONDS s" >&2

@@ -17,7 +17,7 @@ _EXPORTS = {
     'Key': 'seed_graph.config.schema',
     'ConfigError': 'seed_graph.config.schema',
     'LearnerNode': 'seed_graph.nodes.learner.node',
-    'LearnerClient': 'seed_graph.nodes.learner.node',
+    'LearnerClient': 'seed_graph.nodes.learner.client',
     'ActorNode': 'seed_graph.nodes.actor',
     'EvaluatorNode': 'seed_graph.nodes.evaluator',
     'ReplayNode': 'seed_graph.nodes.replay',

@@ -31,7 +31,7 @@ def needs(module: str):
   """Imports an optional dependency a test needs. Setup installs EnvPool and Football
   on Python 3.10, the actors' Python, where a missing one fails the test. The 3.8 venv is
   the TPU VM learner host's, which steps no environments and has neither: there the
-  test is skipped."""
+  test is skipped, and scripts/test.sh runs every unit file that calls this on 3.10 too."""
   if sys.version_info >= (3, 10):
     return importlib.import_module(module)
   return pytest.importorskip(module, reason=f'{module}: not on the learner host\'s Python')

@@ -97,8 +97,9 @@ def _attack(address, stop, sent, results):
 def _run_actor(address, env_config, env_ids, seed, stop):
   """Runs in its own process, as an actor node does."""
   from seed_graph.nodes import actor as actor_lib  # pylint: disable=g-import-not-at-top
-  from seed_graph.nodes.learner import node as learner_node  # pylint: disable=g-import-not-at-top
-  client = learner_node.LearnerClient('localhost:1', address)
+  # pylint: disable-next=g-import-not-at-top
+  from seed_graph.nodes.learner import client as learner_client
+  client = learner_client.LearnerClient('localhost:1', address)
   actor_lib.Actor(client, env_config, env_ids, seed=seed, stop_event=stop).run()
 
 

@@ -1,17 +1,15 @@
 """A GPU learner's set-up on a machine without a GPU: after `bash scripts/setup_env.sh
 --gpu` (scripts/test.sh runs it), the device report finds every CUDA library TensorFlow
-2.8 asks for, by its soname, in the pip packages; and in a running program the learner's
-TensorFlow loads them from there while every actor and evaluator starts with all GPUs
-hidden; a learner asking for a GPU the host lacks stops the program at once, in one
+2.8 asks for, by its soname, in the pip packages (test_one_running_program.py: a running
+program's learner loads them from there, every actor and evaluator starts with all GPUs
+hidden); a learner asking for a GPU the host lacks stops the program at once, in one
 line. The rest of the suite runs with the libraries installed, so the CPU tests show
 that nothing else changed."""
 
 import os
 import re
-import signal
 import subprocess
 import sys
-import uuid
 
 from seed_graph.launch.runs import cuda_libraries
 from tests import helpers
@@ -33,37 +31,6 @@ def test_the_device_report_finds_every_library_by_its_soname_in_the_packages():
     path = line.split(None, 1)[1]
     assert os.path.dirname(path) in folders and os.path.basename(path) == soname, line
   assert re.search(r'^GPUs: none', report, re.M), report  # None on this machine.
-
-
-def test_a_programs_learner_loads_them_and_its_actors_see_no_gpu(tmp_path):
-  folders = cuda_libraries.package_folders()
-  assert folders, _SET_UP
-  logdir, marker = tmp_path / 'run', uuid.uuid4().hex
-  launcher = helpers.start_launch(logdir, marker, *helpers.SMALL_VTRACE_FLAGS,
-                                  '--config.total_environment_frames=100000000')
-  try:
-    assert helpers.wait_for(lambda: helpers.read_metrics(logdir), 180), (
-        helpers.launch_output(logdir)[-3000:])
-    nodes = helpers.node_processes(marker)
-    assert set(nodes) == {'learner/0', 'actor/0', 'actor/1', 'evaluator/0'}, nodes
-    for name, process in nodes.items():
-      environment = process.environ()
-      if name == 'learner/0':
-        assert environment['LD_LIBRARY_PATH'].startswith(os.pathsep.join(folders))
-        assert 'CUDA_VISIBLE_DEVICES' not in environment
-        with open(f'/proc/{process.pid}/maps') as maps:
-          loaded = set(re.findall(r'\S+/libcudart\.so\.11\.0', maps.read()))
-        assert loaded and all(os.path.dirname(p) in folders for p in loaded), loaded
-      else:
-        assert environment['CUDA_VISIBLE_DEVICES'] == '', (name, environment)
-  finally:
-    launcher.send_signal(signal.SIGINT)
-    try:
-      launcher.wait(timeout=120)
-    except subprocess.TimeoutExpired:
-      launcher.kill()
-      launcher.wait()
-  assert launcher.returncode == 0, helpers.launch_output(logdir)[-3000:]
 
 
 def test_a_learner_asking_for_a_gpu_the_host_lacks_stops_the_program_in_one_line(tmp_path):

@@ -33,16 +33,19 @@ def no_learner(config):
 '''
 
 
-def _launch(directory, logdir, program, *flags, timeout=300,
-            config='cartpole_vtrace'):
+def _command(logdir, program, *flags, config='cartpole_vtrace'):
   # A preset by name, or a file of the checkout by its path there: the command runs in
   # the user's own directory.
   if config.endswith('.py'):
     config = os.path.join(helpers.REPO, config)
-  command = [sys.executable, '-m', 'seed_graph.launch.local', f'--config={config}',
-             f'--logdir={logdir}', f'--program={program}', *flags]
-  return subprocess.run(command, cwd=directory, capture_output=True, text=True,
-                        timeout=timeout)
+  return [sys.executable, '-m', 'seed_graph.launch.local', f'--config={config}',
+          f'--logdir={logdir}', f'--program={program}', *flags]
+
+
+def _launch(directory, logdir, program, *flags, timeout=300,
+            config='cartpole_vtrace'):
+  return subprocess.run(_command(logdir, program, *flags, config=config), cwd=directory,
+                        capture_output=True, text=True, timeout=timeout)
 
 
 def test_a_program_of_ones_own_trains_and_stops_cleanly(tmp_path):
@@ -57,6 +60,7 @@ def test_a_program_of_ones_own_trains_and_stops_cleanly(tmp_path):
   final = helpers.read_metrics(logdir)[-1]
   assert final['frames'] >= 6000 and final['learner_steps'] > 0
   assert helpers.latest_checkpoint(logdir)  # It stopped the normal way, saving.
+  refusals = []
   for program, needle in (
       ('my_experiment:not_a_program', 'returned dict, not a launchpad Program'),
       ('my_experiment:needs_two', 'needs_two(config, other) cannot be called with the '
@@ -66,10 +70,20 @@ def test_a_program_of_ones_own_trains_and_stops_cleanly(tmp_path):
       ('elsewhere:make_program', "cannot import 'elsewhere'"),
       ('my_broken_experiment:make_program', "'my_broken_experiment' does not parse: "),
       ('make_program', "expected 'package.module:function'")):
-    refused = _launch(tmp_path, tmp_path / 'refused', program, timeout=120)
-    assert refused.returncode == 2, refused.stderr[-2000:]
-    (line,) = refused.stderr.strip().splitlines()
-    assert line.startswith(f'error: --program={program}: ') and needle in line, line
+    # All at once (a logdir each): each is a launcher importing TensorFlow, then refusing.
+    refusals.append((program, needle, subprocess.Popen(
+        _command(tmp_path / f'refused{len(refusals)}', program), cwd=tmp_path,
+        text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)))
+  try:
+    for program, needle, refused in refusals:
+      _, stderr = refused.communicate(timeout=180)
+      assert refused.returncode == 2, stderr[-2000:]
+      (line,) = stderr.strip().splitlines()
+      assert line.startswith(f'error: --program={program}: ') and needle in line, line
+  finally:
+    for _, _, refused in refusals:
+      refused.kill()
+      refused.wait()
 
 
 def test_many_tasks_one_learner_reports_every_task(tmp_path):

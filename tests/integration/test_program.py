@@ -2,14 +2,9 @@
 
 import json
 import os
-import re
-import signal
-import socket
-import uuid
 
 import cv2
 import numpy as np
-import psutil
 
 from seed_graph.programs import central_inference
 from tests import helpers
@@ -75,52 +70,6 @@ def test_local_mt_trains_then_resumes_from_checkpoint(tmp_path):
 def _recorded_frames(path):
   with open(path) as f:
     return json.load(f)['total_environment_frames']
-
-
-def _lock_holder(logdir) -> dict:
-  with open(logdir / 'launcher.lock') as f:
-    return json.load(f)
-
-
-def test_local_mp_nodes_stop_and_save_when_the_launcher_is_killed(tmp_path):
-  logdir = tmp_path / 'run'
-  marker = uuid.uuid4().hex
-  launcher = helpers.start_launch(logdir, marker, '--config.total_environment_frames=100000000',
-                                  *SMALL)
-  try:
-    assert helpers.wait_for(lambda: helpers.read_metrics(logdir)
-                            and helpers.read_metrics(logdir)[-1]['frames'] > 2000, 180)
-    assert not (logdir / 'checkpoints' / 'checkpoint').exists()  # None yet: every 120 s.
-    nodes = helpers.node_processes(marker)
-    assert len(nodes) == 4
-    # The console (a file here): status lines, not the nodes' informational output.
-    assert helpers.wait_for(
-        lambda: re.search(r'^\d:\d\d:\d\d \| [\d.]+k?/100M frames \(0%\) \| ',
-                          helpers.launch_output(logdir), re.M), 30), \
-        helpers.launch_output(logdir)
-    assert 'control edge on port' not in helpers.launch_output(logdir)
-    with open(logdir / 'logs' / 'learner_0.log') as f:
-      # It is in the node's log.
-      assert ('get_stats, get_hyperparameters, save, stop, get_weights, set_weights, '
-              'set_hyperparameters (each needs the run secret)') in f.read()
-    # One program per logdir: a second launcher is refused before it starts anything.
-    second = helpers.run_launch(logdir, *SMALL, timeout=120)
-    assert second.returncode == 2, second.stdout[-2000:] + second.stderr[-2000:]
-    assert second.stderr.strip() == (
-        f'error: --logdir={logdir}: in use by another launcher (pid {launcher.pid} on '
-        f'{socket.gethostname()}, started {_lock_holder(logdir)["started"]}); stop it or '
-        'use another --logdir')
-    assert len(helpers.node_processes(marker)) == 4
-  finally:
-    launcher.send_signal(signal.SIGKILL)  # No clean-up by the launcher at all.
-    launcher.wait()
-  _, alive = psutil.wait_procs(list(nodes.values()), timeout=120)
-  assert not alive, helpers.node_logs(logdir, [n for n, p in nodes.items() if p in alive])
-  assert not helpers.marked_processes(marker)
-  # The learner stopped the normal way: it saved where it was, and said so in its log
-  # (its output pipe to the launcher was closed).
-  assert (logdir / 'checkpoints' / 'checkpoint').exists()
-  assert '[learner] checkpoint ' in helpers.node_logs(logdir, ['learner/0'])
 
 
 def test_atari_program_trains_on_envpool_actors(tmp_path):

@@ -1,7 +1,7 @@
 """A run ended outright (every process SIGKILLed at once, as when its machine goes away)
 and launched again with the same command resumes from its newest periodic checkpoint:
-its frames, learner steps and learning-rate schedule go on from there, and it ends
-where a run never stopped ends."""
+its frames, learner steps and learning-rate schedule go on from there, and it ends at its
+budget with its learning rate decayed to about zero, as a run never stopped does."""
 
 import signal
 import uuid
@@ -25,9 +25,6 @@ def _trained(records):
 
 
 def test_a_killed_run_resumes_its_frames_steps_and_schedule(tmp_path):
-  never_stopped = tmp_path / 'never_stopped'
-  end = helpers.train_to_the_end(never_stopped, *_FLAGS, config='cartpole_vtrace')
-
   killed = tmp_path / 'killed'
   marker = uuid.uuid4().hex
   launcher = helpers.start_launch(killed, marker, *_FLAGS)
@@ -59,8 +56,7 @@ def test_a_killed_run_resumes_its_frames_steps_and_schedule(tmp_path):
   top = _learning_rate(_trained(before)[0])
   assert abs(_learning_rate(_trained(after)[0]) - _learning_rate(_trained(before)[-1])) <= (
       0.2 * top)
-  # And it ends where the run never stopped ends.
-  assert resumed_end['frames'] >= _BUDGET and end['frames'] >= _BUDGET
-  assert abs(resumed_end['frames'] - end['frames']) <= 2_000
-  assert abs(_learning_rate(_trained(after)[-1]) - _learning_rate(_trained(
-      helpers.read_metrics(never_stopped))[-1])) <= 0.05 * top
+  # And it ends where a run never stopped ends: at its budget (the learner stops within a
+  # step of it), at the bottom of the schedule, which decays linearly to 0 there.
+  assert _BUDGET <= resumed_end['frames'] <= _BUDGET + 2_000, resumed_end
+  assert _learning_rate(_trained(after)[-1]) <= 0.05 * top, _trained(after)[-1]

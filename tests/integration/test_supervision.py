@@ -1,6 +1,7 @@
 """The supervising launcher (local_mp): crashed nodes come back, stops are ordered and
 complete. Each test launches a whole program with `python -m seed_graph.launch.local`, kills nodes
-with SIGKILL, and leaves no process behind even when it fails."""
+with SIGKILL, and leaves no process behind even when it fails (killed actors:
+test_one_running_program.py)."""
 
 import os
 import signal
@@ -49,33 +50,6 @@ def _stop_and_check_nothing_is_left(launcher, logdir, marker, sig, grace=120):
   time.sleep(1)
   left = helpers.marked_processes(marker)
   assert not left, [p.cmdline() for p in left]
-
-
-def test_killed_actors_come_back_and_frames_keep_rising(launch):
-  launcher, logdir, marker = launch(ENDLESS, '--config.actors.env_groups=2', *SMALL)
-  assert helpers.wait_for(lambda: _frames(logdir) > 2000, 180), helpers.launch_output(logdir)
-  nodes = helpers.node_processes(marker)
-  assert set(nodes) == {'learner/0', 'actor/0', 'actor/1', 'evaluator/0'}
-  for process in nodes.values():  # The stop grace reaches every node process.
-    assert '--lp_termination_notice_secs=120' in process.cmdline()
-  for round_ in range(3):
-    killed = {name: nodes[name].pid for name in ('actor/0', 'actor/1')}
-    for name in killed:
-      nodes[name].send_signal(signal.SIGKILL)  # Every actor at once: no frames without them.
-    frames_at_kill = _frames(logdir)
-
-    def replaced():
-      now = helpers.node_processes(marker)
-      return all(name in now and now[name].pid != pid for name, pid in killed.items())
-    assert helpers.wait_for(replaced, 60), f'round {round_}: actors not restarted'
-    assert helpers.wait_for(lambda: _frames(logdir) > frames_at_kill + 2000, 120), round_
-    nodes = helpers.node_processes(marker)
-  assert helpers.wait_for(
-      lambda: helpers.read_metrics(logdir)[-1].get('restarts_actor') == 6, 30)
-  assert ('actor/1 exited (killed by SIGKILL, from outside); restarting it in 1 s'
-          in helpers.launch_output(logdir))
-  assert nodes['learner/0'].is_running()  # Never touched.
-  _stop_and_check_nothing_is_left(launcher, logdir, marker, signal.SIGINT)
 
 
 def test_planned_restarts_are_not_crashes_a_killed_learner_resumes_and_sigterm_stops_all(launch):

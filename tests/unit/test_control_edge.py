@@ -6,7 +6,7 @@ import pytest
 
 from seed_graph.inference import transport
 from seed_graph.nodes.learner import control_edge
-from seed_graph.nodes.learner import node as learner_node
+from seed_graph.nodes.learner import client as learner_client
 from tests import helpers
 
 
@@ -39,7 +39,7 @@ def test_the_control_edge_serves_its_methods_and_checks_the_secret(learner, monk
     assert not learner.stopping() and helpers.latest_checkpoint(learner.config.logdir) == ''
     # A learner client carries its process's secret.
     monkeypatch.setenv(transport.RUN_SECRET_VARIABLE, 's3cret')
-    client = learner_node.LearnerClient(f'localhost:{port}', learner.address)
+    client = learner_client.LearnerClient(f'localhost:{port}', learner.address)
     assert client.save().startswith(str(learner.config.logdir))
     assert client.get_stats()['frames'] == 0
     # Population-based training's calls, bytes across Courier both ways.

@@ -14,7 +14,7 @@ from seed_graph.inference import messages
 from seed_graph.inference import wire
 from seed_graph.nodes import actor as actor_lib
 from seed_graph.nodes.learner import shell as learner_lib
-from seed_graph.nodes.learner import node as learner_node
+from seed_graph.nodes.learner import client as learner_client
 from seed_graph.algos.vtrace import learning as vtrace_learner
 from tests import helpers
 
@@ -46,7 +46,7 @@ def unbounded_learner(tmp_path):
 
 
 def _client(learner):
-  return learner_node.LearnerClient('localhost:1', learner.address)
+  return learner_client.LearnerClient('localhost:1', learner.address)
 
 
 def _request(env_ids, observations, run_id=1, is_eval=False, rewards=None, dones=None):
@@ -216,7 +216,7 @@ def test_full_queue_blocks_inference_without_dropping(learner):
 def test_actor_survives_learner_restart(tmp_path, env_groups):
   config = helpers.small_cartpole_config(tmp_path)
   port = portpicker.pick_unused_port()
-  client = learner_node.LearnerClient('localhost:1', f'localhost:{port}')
+  client = learner_client.LearnerClient('localhost:1', f'localhost:{port}')
   stop = threading.Event()
   worker = actor_lib.Actor(client, config.env, [0, 1, 2, 3], seed=1, stop_event=stop,
                            max_backoff_seconds=0.5, env_groups=env_groups)

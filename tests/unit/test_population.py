@@ -18,7 +18,7 @@ from seed_graph.config.schema import ConfigError
 from seed_graph.launch import eval as eval_lib
 from seed_graph.launch.runs import config_args
 from seed_graph.launch.runs import program_args
-from seed_graph.nodes.learner import node as learner_node
+from seed_graph.nodes.learner import client as learner_client
 from tests import helpers
 
 _PROGRAM = 'examples.population:make_program'
@@ -163,7 +163,7 @@ def test_a_round_copies_weights_and_perturbed_hyperparameters(tmp_path):
 def test_learner_clients_offer_what_the_controller_calls():
   for name in ('get_stats', 'get_weights', 'set_weights', 'get_hyperparameters',
                'set_hyperparameters'):
-    assert callable(getattr(learner_node.LearnerClient, name))
+    assert callable(getattr(learner_client.LearnerClient, name))
 
 
 def test_a_round_with_learners_that_have_stopped_ends_within_the_call_timeout(tmp_path):
@@ -171,7 +171,7 @@ def test_a_round_with_learners_that_have_stopped_ends_within_the_call_timeout(tm
   forever for a learner that has stopped, or the controller never sees Ctrl-C."""
   config = config_args.load(_CONFIG, [], program_args.config_keys(_PROGRAM))
   config.logdir = str(tmp_path)
-  gone = [learner_node.LearnerClient(f'localhost:{portpicker.pick_unused_port()}',
+  gone = [learner_client.LearnerClient(f'localhost:{portpicker.pick_unused_port()}',
                                      'localhost:1', control_timeout_seconds=1.0)
           for _ in range(2)]
   controller = controller_lib.PopulationController(gone, config)

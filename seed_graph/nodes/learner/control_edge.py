@@ -19,7 +19,7 @@ and a run's statistics are its owner's. A wrong or missing secret fails that cal
 without a secret (a learner built by hand, in a test) the check is off. The learner's
 other public methods (inference, restore, run, shutdown) are not served: Launchpad's
 `CourierNode` would serve every public method of the object, so the node builds this
-server itself. `LearnerClient` (learner_node.py) adds the secret on the caller's side.
+server itself. `LearnerClient` (client.py) adds the secret on the caller's side.
 """
 
 import hmac

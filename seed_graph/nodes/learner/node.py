@@ -5,7 +5,8 @@ central inference stream.
 
 `LearnerNode(config, make_algorithm, *algorithm_args, tasks=None)` runs a
 `learner.Learner` in its process (`tasks`: {name: environment ids}, for returns per
-task); its handle dereferences, in other nodes, to a `LearnerClient` with both edges.
+task); its handle (`client.py`) dereferences, in other nodes, to a `LearnerClient` with
+both edges.
 Each learner has a logdir of its own (`config.logdir`; `use_logdir` moves it before
 launch); as it starts it records its config there if there is none yet
 (`seed_graph.config.record`).
@@ -13,11 +14,9 @@ launch); as it starts it records its config there if there is none yet
 
 import copy
 import sys
-from typing import Callable, Dict, Mapping, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
-import courier
 from launchpad import address as lp_address
-from launchpad.nodes import base
 from launchpad.launch import worker_manager
 from launchpad.nodes.courier import node as courier_node
 import ml_collections
@@ -27,78 +26,12 @@ from seed_graph.lifecycle import launcher_watch
 from seed_graph.nodes.learner import planned_restart
 from seed_graph.algos import base as base_algorithm
 from seed_graph.algos import precision
-from seed_graph.inference import transport
 from seed_graph.nodes import launchpad_private as private
+from seed_graph.nodes.learner import client
 from seed_graph.nodes.learner import control_edge
 from seed_graph.nodes.learner import shell as learner
 
 INFERENCE_PORT_NAME = 'inference'
-# A control-edge call that gets no answer within this fails (DEADLINE_EXCEEDED) instead
-# of waiting: Courier's client waits for a server to come up, and a call blocked in
-# C++ keeps Python's signal handlers from running, so a node calling a learner that had
-# already stopped would never see Ctrl-C.
-CONTROL_CALL_TIMEOUT_SECONDS = 30.0
-
-
-class LearnerClient:
-  """What a dereferenced learner handle gives other nodes: both edges."""
-
-  def __init__(self, courier_address: str, inference_address: str,
-               keepalive_seconds: float = transport.KEEPALIVE_SECONDS,
-               control_timeout_seconds: float = CONTROL_CALL_TIMEOUT_SECONDS):
-    self._courier_address = courier_address
-    self._control_timeout_seconds = control_timeout_seconds
-    self.inference = transport.InferenceClient(inference_address, keepalive_seconds,
-                                               secret=transport.run_secret())
-    self._control = None
-
-  @property
-  def control(self) -> courier.Client:
-    """The raw Courier client of the control edge (each call's first argument is the
-    run secret); a call unanswered within `control_timeout_seconds` raises."""
-    if self._control is None:
-      self._control = courier.Client(self._courier_address,
-                                     call_timeout=self._control_timeout_seconds)
-    return self._control
-
-  def get_stats(self) -> dict:
-    """Counters, returns and losses (the call carries this process's run secret, as
-    every call below does)."""
-    return self.control.get_stats(transport.callers_secret())
-
-  def save(self) -> str:
-    """A checkpoint now; its path."""
-    return self.control.save(transport.callers_secret())
-
-  def stop(self) -> None:
-    """Stops the learner, which saves and stops the program."""
-    self.control.stop(transport.callers_secret())
-
-  # Population-based training (`seed_graph/nodes/learner/tuning.py`).
-  def get_weights(self) -> Dict[str, bytes]:
-    return self.control.get_weights(transport.callers_secret())
-
-  def set_weights(self, state: Dict[str, bytes], source: str = '') -> None:
-    self.control.set_weights(transport.callers_secret(), state, source)
-
-  def get_hyperparameters(self) -> Dict[str, float]:
-    return self.control.get_hyperparameters(transport.callers_secret())
-
-  def set_hyperparameters(self, values: Dict[str, float]) -> Dict[str, float]:
-    return self.control.set_hyperparameters(transport.callers_secret(), values)
-
-
-class LearnerHandle(base.Handle[LearnerClient]):
-
-  def __init__(self, courier_address: lp_address.Address,
-               inference_address: lp_address.Address, keepalive_seconds: float):
-    self._courier_address = courier_address
-    self._inference_address = inference_address
-    self._keepalive_seconds = keepalive_seconds
-
-  def dereference(self) -> LearnerClient:
-    return LearnerClient(self._courier_address.resolve(),
-                         self._inference_address.resolve(), self._keepalive_seconds)
 
 
 class LearnerNode(courier_node.CourierNode):
@@ -138,8 +71,8 @@ class LearnerNode(courier_node.CourierNode):
     launcher's own calls such as `get_stats`."""
     return private.node_address(self).resolve()
 
-  def create_handle(self) -> LearnerHandle:
-    return private.track_handle(self, LearnerHandle(
+  def create_handle(self) -> client.LearnerHandle:
+    return private.track_handle(self, client.LearnerHandle(
         private.node_address(self), self._inference_address,
         self.config.inference.keepalive_seconds))
 
