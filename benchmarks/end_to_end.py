@@ -41,8 +41,8 @@ from benchmarks import learners
 from benchmarks import paired
 from seed_graph.launch.runs import tensorflow_environment
 
-_CONFIG = flags.DEFINE_string('config', None, 'Experiment config, a preset\'s name or a .py file (overridden by '
-                              '--config.KEY=VALUE).')
+_CONFIG = flags.DEFINE_string('config', None, 'Experiment config, a preset\'s name or a .py '
+                              'file (overridden by --config.KEY=VALUE).')
 _PAIRS = flags.DEFINE_integer('pairs', 6, 'Alternating training/env_only window pairs.')
 _WINDOW = flags.DEFINE_float('window_seconds', 20.0, 'Measured seconds per window.')
 _SETTLE = flags.DEFINE_float('settle_seconds', 1.0, 'Unmeasured seconds after a switch.')

@@ -10,7 +10,8 @@ A smoke run (seconds): `--devices=1,2 --rounds=1 --seconds=1
 
 Each measurement is a fresh process (the split must come before TensorFlow starts)
 holding the learner of `--config` (V-trace, or R2D2 with an in-process replay) with
-its network, `learner.inference_devices=N` and one training device. N threads call `Learner.run_policy` on their own device as fast as they
+its network, `learner.inference_devices=N` and one training device. N threads call
+`Learner.run_policy` on their own device as fast as they
 can, for `--seconds` after a warm-up, on `--rows` random rows each (what one inference
 batch holds). The device counts alternate within each round, so drift in this machine's
 speed touches them alike; the summary is each count's median rows/s and its ratio to
@@ -36,8 +37,8 @@ from benchmarks import learners
 _DEVICES = flags.DEFINE_list('devices', ['1', '2', '4'], 'Inference device counts.')
 _ROUNDS = flags.DEFINE_integer('rounds', 3, 'Alternating rounds over the counts.')
 _SECONDS = flags.DEFINE_float('seconds', 10.0, 'Timed window per measurement.')
-_CONFIG = flags.DEFINE_string('config', 'atari_vtrace_fast', 'Experiment config, a preset or a .py file '
-                              '(overridden by --config.KEY=VALUE).')
+_CONFIG = flags.DEFINE_string('config', 'atari_vtrace_fast', 'Experiment config, a preset or '
+                              'a .py file (overridden by --config.KEY=VALUE).')
 _ROWS = flags.DEFINE_integer('rows', 16, 'Rows per policy call.')
 _THREADS = flags.DEFINE_integer('threads', 2, 'TensorFlow intra- and inter-op threads '
                                 '(the same for every count).')

@@ -1,6 +1,7 @@
 """What the benchmarks build from a config alone: the learner they measure (with its
-Reverb replay server in the same process, for an algorithm that learns from one), what its actors step, and the
-config itself from `--config` and `--config.KEY=VALUE` (the launchers' one parser).
+Reverb replay server in the same process, for an algorithm that learns from one), what its
+actors step, and the config itself from `--config` and `--config.KEY=VALUE` (the launchers'
+one parser).
 
 TensorFlow is imported only inside these functions: benchmark modules are imported again
 by every process they spawn, and an actor or env-only process must not load it."""
@@ -47,7 +48,8 @@ def build_learner(config, inference_port=None):
   from seed_graph.algos import learner_devices  # pylint: disable=g-import-not-at-top
   if config.learner.training_strategy in ('mirrored', 'gpu'):
     # A CPU split (or a GPU's memory growth) must come before TensorFlow initializes,
-    # which building the tables below may do (R2D2's signature builds its network); the learner finds it made.
+    # which building the tables below may do (R2D2's signature builds its network); the
+    # learner finds it made.
     learner_devices.make_learner_devices(config.learner)
   # The replay node's tables: on what the actors step.
   spec = envs.read_spec(acting_env(config))

@@ -45,8 +45,8 @@ from seed_graph.nodes.learner import metrics as metrics_lib  # pylint: disable=g
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 _MINUTES = flags.DEFINE_float('minutes', 30, 'How long to train before stopping.')
-_CONFIG = flags.DEFINE_string('config', 'cartpole_vtrace', 'Experiment config, a preset or a .py file '
-                              '(overridden by --config.KEY=VALUE).')
+_CONFIG = flags.DEFINE_string('config', 'cartpole_vtrace', 'Experiment config, a preset or a '
+                              '.py file (overridden by --config.KEY=VALUE).')
 _ACTORS = flags.DEFINE_integer('actors', 4, "Actor processes; 0: the config's actors.num.")
 _SAMPLE_SECONDS = flags.DEFINE_float('sample_seconds', 30, 'Seconds between samples.')
 _OUT = flags.DEFINE_string('out', '/tmp/soak.json', 'Where the samples go.')

@@ -15,14 +15,14 @@ a pattern whose group is its running total of trained frames (Sample Factory:
 How the other programs are set up is in `docs/results/speed.md#against-cleanrl`;
 they are not dependencies of this project.
 
-The other command runs in a scratch directory (CleanRL writes `runs/` where it starts):
-give its paths whole. Each pair runs this checkout's local launcher on `--config` (`--config.KEY=VALUE` added,
-evaluators as configured), then the other command, each until its reports span
-`--seconds` past start-up (`--skip_seconds`, and for seed_graph the learner's first
-step). A run's speed is the growth of its trained frames per second from the end of
-start-up to its last report (`benchmarks.timed_runs`). Reported: each run's frames/s (a JSON line each), each
-side's median, and the median of the per-pair ratios seed_graph / other, then a JSON line
-of the summary.
+The other command runs in a scratch directory (CleanRL writes `runs/` where it starts): give
+its paths whole. Each pair runs this checkout's local launcher on `--config`
+(`--config.KEY=VALUE` added, evaluators as configured), then the other command, each until
+its reports span `--seconds` past start-up (`--skip_seconds`, and for seed_graph the
+learner's first step). A run's speed is the growth of its trained frames per second from the
+end of start-up to its last report (`benchmarks.timed_runs`). Reported: each run's frames/s
+(a JSON line each), each side's median, and the median of the per-pair ratios seed_graph /
+other, then a JSON line of the summary.
 """
 
 import json

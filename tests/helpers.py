@@ -127,9 +127,11 @@ def latest_checkpoint(logdir) -> str:
 
 
 def run_eval(logdir, *flags, timeout=300):
-  """`python -m seed_graph.launch.eval` on a run's logdir; (completed process, eval.json or None)."""
-  result = subprocess.run([sys.executable, '-m', 'seed_graph.launch.eval', f'--logdir={logdir}', *flags],
-                          cwd=REPO, capture_output=True, text=True, timeout=timeout)
+  """`python -m seed_graph.launch.eval` on a run's logdir; (completed process, eval.json
+  or None)."""
+  result = subprocess.run(
+      [sys.executable, '-m', 'seed_graph.launch.eval', f'--logdir={logdir}', *flags],
+      cwd=REPO, capture_output=True, text=True, timeout=timeout)
   path = os.path.join(str(logdir), 'eval.json')
   summary = None
   if result.returncode == 0 and os.path.exists(path):
@@ -156,7 +158,8 @@ def wait_for(condition, seconds: float) -> bool:
   return True
 
 
-NODE_VARIABLE = 'SEED_GRAPH_NODE'  # seed_graph.launch.supervision.node_process sets it in every node process.
+# seed_graph.launch.supervision.node_process sets it in every node process.
+NODE_VARIABLE = 'SEED_GRAPH_NODE'
 MARKER_VARIABLE = 'SEED_GRAPH_TEST_MARKER'
 
 

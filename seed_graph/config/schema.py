@@ -168,8 +168,8 @@ def check(config: ml_collections.ConfigDict, schema: Schema, prefix: str = '') -
   """Raises ConfigError at the first unknown, missing, mistyped or invalid key."""
   present = set(config.keys())
   for name in sorted(present - set(schema)):
-    raise ConfigError(f'{prefix}{name}: unknown config key'
-                      f'{_closest(name, schema) or " (known here: " + ", ".join(sorted(schema)) + ")"}')
+    known = ' (known here: ' + ', '.join(sorted(schema)) + ')'
+    raise ConfigError(f'{prefix}{name}: unknown config key{_closest(name, schema) or known}')
   for name in sorted(set(schema) - present):
     raise ConfigError(f'{prefix}{name}: missing from the config')
   for name, entry in schema.items():

@@ -10,7 +10,7 @@ shorter, fewer sequences per step and a target network copied far more often.
 | samples per insert | 1 | 4 | each trained step is replayed ~4 times, as DQN's ~8 |
 | target network copied every | 2,500 steps | 200 steps | ~2,500 steps are hours here |
 | replay warm-up | 500 sequences | 250 | |
-| Adam step size, epsilon | 1e-4, 1e-3 | 2e-4, 1e-4 | fewer, larger steps (a guess the Pong run tests) |
+| Adam step size, epsilon | 1e-4, 1e-3 | 2e-4, 1e-4 | fewer, larger steps (see r2d2.md) |
 
     python -m seed_graph.launch.local --config=atari_cleanrl_r2d2 \
         --logdir=logs/pong_r2d2 --config.env.game=Pong

@@ -136,7 +136,8 @@ def _array_spec(spec):
   if not isinstance(dtype_str, str) or dtype_str not in ALLOWED_DTYPES:
     raise WireFormatError(f'array {name!r}: dtype {_short(dtype_str)} is not allowed')
   if (not isinstance(shape, list) or len(shape) > MAX_RANK or
-      not all(type(d) is int and 0 <= d <= MAX_DIMENSION for d in shape)):  # pylint: disable=unidiomatic-typecheck
+      # pylint: disable-next=unidiomatic-typecheck
+      not all(type(d) is int and 0 <= d <= MAX_DIMENSION for d in shape)):
     raise WireFormatError(f'array {name!r}: shape {_short(shape)} is not a list of at '
                           f'most {MAX_RANK} integers in [0, {MAX_DIMENSION}]')
   return name, np.dtype(dtype_str), tuple(shape)

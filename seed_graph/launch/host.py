@@ -13,8 +13,9 @@ the agents makes one): the inference edge serves only streams that carry it.
 
 An agent without the learner stops by itself when the learner reports
 `total_environment_frames` reached, or after the learner has not answered for
-`--orphan_timeout_seconds` (its host is gone; before the learner's first answer, at
-least `STARTUP_SECONDS`); the learner's own host stops as `launch.local` does. Ctrl-C or SIGTERM stops this host's nodes only.
+`--orphan_timeout_seconds` (its host is gone; before the learner's first answer, at least
+`STARTUP_SECONDS`); the learner's own host stops as `launch.local` does. Ctrl-C or SIGTERM
+stops this host's nodes only.
 """
 
 import os

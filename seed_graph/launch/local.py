@@ -9,12 +9,14 @@ Running again with the same --logdir resumes from its last checkpoint. Nodes get
 --stop_grace_seconds to finish (a learner finishes its step and saves); a second Ctrl-C
 kills at once.
 
-Under local_mp (the default) each node is a process that `seed_graph.launch.supervision.supervisor` restarts
+Under local_mp (the default) each node is a process that
+`seed_graph.launch.supervision.supervisor` restarts
 when it crashes (see there for the policy); node output goes to the console and to
 `<logdir>/logs/`. Under local_mt the nodes are threads of this process, unsupervised.
 
 Either way the program runs in a network namespace of its own with only loopback
-(`--network=loopback`, the default; see `seed_graph.launch.network.loopback_network`), and its inference edge
+(`--network=loopback`, the default; see `seed_graph.launch.network.loopback_network`), and its
+inference edge
 serves only streams that carry the run's secret, generated here.
 """
 
@@ -95,8 +97,8 @@ _NETWORK = flags.DEFINE_enum(
     'network', 'loopback', ['loopback', 'host'],
     'loopback: the program runs in a network namespace of its own whose only interface '
     'is loopback, so no port of it can be reached from outside (see '
-    'seed_graph/launch/network/loopback_network.py). host: its ports listen on every interface of this '
-    'machine (for an environment that needs the network).')
+    'seed_graph/launch/network/loopback_network.py). host: its ports listen on every '
+    'interface of this machine (for an environment that needs the network).')
 flags.mark_flags_as_required(['config', 'logdir'])
 
 def run_supervised(program: lp.Program, config: ml_collections.ConfigDict) -> int:

@@ -185,8 +185,8 @@ def main(argv: Sequence[str]):
 
 if __name__ == '__main__':
   # Defined here, not at import: launch.cluster imports this module and has its own.
-  _CONFIG = flags.DEFINE_string('config', None, 'Experiment config (a preset\'s name or a .py file); `--config.KEY=VALUE` '
-                                'arguments override its keys.')
+  _CONFIG = flags.DEFINE_string('config', None, 'Experiment config (a preset\'s name or a .py '
+                                'file); `--config.KEY=VALUE` arguments override its keys.')
   _LOGDIR = flags.DEFINE_string('logdir', None, 'The run\'s logdir, as every host sees it '
                                 '(a shared disk or a gs:// bucket).')
   _LEARNER_HOST = flags.DEFINE_string('learner_host', None, 'NAME=ADDRESS of the learner host.')

@@ -2,12 +2,12 @@
 
 Each supervising launcher writes its own file, replacing it whole on each restart:
 `launch.local` writes `<logdir>/restarts.json`, the agent of host H of a multi-host run
-`<logdir>/restarts-H.json`, e.g. `{"actor": 3, "waiting": {"actor": 1}}` (three
-restarts, one actor now waiting for its next). The learner adds the counts of every file
-to its metrics lines as `restarts_<group>` and `waiting_<group>`. Files, because the learner may itself be
-the node that was restarted, and the counts outlive any one process (a launcher started
-again on the same logdir counts on from its file). Across hosts, the learner sees another
-host's counts when the logdir is shared (a bucket, or one machine's namespaces).
+`<logdir>/restarts-H.json`, e.g. `{"actor": 3, "waiting": {"actor": 1}}` (three restarts,
+one actor now waiting for its next). The learner adds the counts of every file to its
+metrics lines as `restarts_<group>` and `waiting_<group>`. Files, because the learner may
+itself be the node that was restarted, and the counts outlive any one process (a launcher
+started again on the same logdir counts on from its file). Across hosts, the learner sees
+another host's counts when the logdir is shared (a bucket, or one machine's namespaces).
 """
 
 import collections

@@ -1,10 +1,10 @@
 """The inference edge under hostile input while real actors train (loopback only).
 
-A separate process sends every class of bad message the fault campaign found, at a
-bounded rate, in windows alternating with quiet ones, while a learner in this process trains from two actor
-processes (as in a program): the learner must not crash, actors keep at least 0.7 of their frame rate, each
-bad stream gets INVALID_ARGUMENT (or is refused or closed), and the learner's memory
-comes back within 20%.
+A separate process sends every class of bad message the fault campaign found, at a bounded
+rate, in windows alternating with quiet ones, while a learner in this process trains from
+two actor processes (as in a program): the learner must not crash, actors keep at least 0.7
+of their frame rate, each bad stream gets INVALID_ARGUMENT (or is refused or closed), and
+the learner's memory comes back within 20%.
 """
 
 import json

@@ -248,7 +248,8 @@ def test_an_agent_refuses_a_plan_its_program_does_not_match(tmp_path):
                         fingerprint='0123456789abcdef')
   plan.save(str(tmp_path / 'plan.json'))
   result = subprocess.run(
-      [sys.executable, '-m', 'seed_graph.launch.host', f'--plan={tmp_path / "plan.json"}', '--host=b'],
+      [sys.executable, '-m', 'seed_graph.launch.host', f'--plan={tmp_path / "plan.json"}',
+       '--host=b'],
       cwd=helpers.REPO, capture_output=True, text=True, timeout=120,
       env=dict(os.environ, SEED_GRAPH_RUN_SECRET='s'))
   assert result.returncode == 2

@@ -116,8 +116,8 @@ def test_replay_program_trains_fills_replay_then_resumes_both(tmp_path):
     section, leaf = dotted.split('.')
     config[section][leaf] = type(config[section][leaf])(float(value) if '.' in value
                                                         else int(value))
-  server = reverb.Server(r2d2_replay.make_replay_tables(config, envs.read_spec(config.env)), port=None,
-                         checkpointer=checkpointer)
+  server = reverb.Server(r2d2_replay.make_replay_tables(config, envs.read_spec(config.env)),
+                         port=None, checkpointer=checkpointer)
   try:
     info = reverb.Client(f'localhost:{server.port}').server_info()[r2d2_replay.TABLE]
     assert info.current_size == size_at_checkpoint

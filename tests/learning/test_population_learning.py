@@ -1,8 +1,9 @@
 """The population-based training example (`examples/population.py`) trains: a population
-of two V-trace learners on CartPole, launched with `--program`, whose best member
-reaches the single learner's target within the single learner's frame budget
-(tests/learning/test_learning.py), with the controller having copied members on the
-way, each copy a line on the launcher's console; a member's checkpoint is then evaluated by `launch.eval` from its own logdir."""
+of two V-trace learners on CartPole, launched with `--program`, whose best member reaches
+the single learner's target within the single learner's frame budget
+(tests/learning/test_learning.py), with the controller having copied members on the way,
+each copy a line on the launcher's console; a member's checkpoint is then evaluated by
+`launch.eval` from its own logdir."""
 
 import json
 

@@ -179,8 +179,9 @@ def test_feed_forward_agents_are_valid(tmp_path, algorithm):
     ({'learner.training_devices': 2}, 'both 0 (one device for both) or both positive'),
     ({'learner.inference_devices': -1, 'learner.training_devices': 1},
      'learner.inference_devices: must be >= 0'),
+    # learner.batch_size: 32 (V-trace), 16 (R2D2).
     ({'learner.inference_devices': 1, 'learner.training_devices': 3},
-     'does not split evenly over learner.training_devices=3'),  # learner.batch_size: 32 (V-trace), 16 (R2D2)
+     'does not split evenly over learner.training_devices=3'),
     ({'learner.inference_devices': 1, 'learner.training_devices': 1,
       'learner.training_strategy': 'multiworker'}, 'learner.training_strategy: expected'),
     ({'learner.inference_devices': 32, 'learner.training_devices': 64}, 'more than 64'),

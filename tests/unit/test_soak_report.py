@@ -1,6 +1,6 @@
-"""benchmarks.soak's memory report (benchmarks/memory_growth.py): each node from its own first sample in the window
-(one that starts late, on a busy machine, is still reported), its growth and its
-replacements (a new pid)."""
+"""benchmarks.soak's memory report (benchmarks/memory_growth.py): each node from its own
+first sample in the window (one that starts late, on a busy machine, is still reported), its
+growth and its replacements (a new pid)."""
 
 from benchmarks import memory_growth
 

@@ -1,7 +1,8 @@
 """What population-based training changes in a running learner
-(`seed_graph.nodes.learner.tuning`, served on the control edge): weights copied from one learner make another act
-identically, a changed hyperparameter is the one the next training step uses, bad input
-fails its caller and changes nothing, and the values survive a checkpoint."""
+(`seed_graph.nodes.learner.tuning`, served on the control edge): weights copied from one
+learner make another act identically, a changed hyperparameter is the one the next training
+step uses, bad input fails its caller and changes nothing, and the values survive a
+checkpoint."""
 
 import numpy as np
 import pytest

@@ -1,10 +1,10 @@
 """R2D2 in pure TensorFlow: value rescaling, n-step double-Q targets, priorities, the loss.
 
-Time-major conventions (the same as `seed_graph.nodes.learner.agent_states`): step `t` of a sequence holds
-the observation an environment showed, the reward and `done` of the transition *into* it,
-and the action taken at it. So the transition (step t, action t) earned `rewards[t + 1]`
-and ended its episode if `dones[t + 1]`; `truncations[t + 1]` marks an end by time limit
-(the observation after it is lost, actors reset automatically).
+Time-major conventions (the same as `seed_graph.nodes.learner.agent_states`): step `t` of a
+sequence holds the observation an environment showed, the reward and `done` of the
+transition *into* it, and the action taken at it. So the transition (step t, action t)
+earned `rewards[t + 1]` and ended its episode if `dones[t + 1]`; `truncations[t + 1]` marks
+an end by time limit (the observation after it is lost, actors reset automatically).
 
 Truncated episodes: the value after a time limit is unknown (its observation is not
 kept), so the few steps whose n-step window reaches a truncation before any terminal

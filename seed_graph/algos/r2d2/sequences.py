@@ -14,9 +14,9 @@ trained step is the previous one's bootstrap step: the trained parts tile the st
 Columns of an item (all `[stored_length, ...]` except `core_state`):
   observation (as the actor sent it, e.g. uint8 84x84), prev_action, reward, done,
   truncation (the reward/done/truncation of the transition *into* the step; see
-  `seed_graph.nodes.learner.agent_states`), action (taken at the step), and `core_state`: the recurrent
-  state (flattened, float32) before the first non-leading step. The state is appended only
-  at the steps where a sequence begins, so it costs one vector per sequence.
+  `seed_graph.nodes.learner.agent_states`), action (taken at the step), and `core_state`:
+  the recurrent state (flattened, float32) before the first non-leading step. The state is
+  appended only at the steps where a sequence begins, so it costs one vector per sequence.
 """
 
 import dataclasses

@@ -2,10 +2,10 @@
 unrolls for the learner.
 
 Unrolls hold `unroll_length + 1` steps; the last step of one unroll is the first of the
-next, so the learner can bootstrap from it. Each unroll carries the recurrent state
-from before its first step. Steps follow `seed_graph.nodes.learner.agent_states`' conventions; an episode
-end inside an unroll stays in it, marked by `dones` (and `truncations` for time limits).
-Buffers are preallocated per environment id and filled a whole batch at a time.
+next, so the learner can bootstrap from it. Each unroll carries the recurrent state from
+before its first step. Steps follow `seed_graph.nodes.learner.agent_states`' conventions; an
+episode end inside an unroll stays in it, marked by `dones` (and `truncations` for time
+limits). Buffers are preallocated per environment id and filled a whole batch at a time.
 """
 
 from typing import Dict, List, Sequence, Tuple

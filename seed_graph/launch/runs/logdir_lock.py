@@ -1,12 +1,12 @@
 """One program per logdir: a launcher holds `<logdir>/launcher.lock` for its whole run.
 
-The lock is an advisory `flock` on that file, which the kernel drops when its holder
-dies, however it dies; the file also names the holder (pid, host, start time) for the
-one-line refusal a second launcher gets. A holder that ends normally (its program done,
-Ctrl-C, SIGTERM) empties the file as it goes; one that names a holder is left by a
-launcher that did not (SIGKILL, a crash, the machine gone), and is taken over, saying so. A multi-host agent locks `<logdir>/launcher-<host>.lock`, so the hosts
-of one run can share a logdir and two agents of one host cannot. Only local logdirs are
-locked (a bucket has no `flock`).
+The lock is an advisory `flock` on that file, which the kernel drops when its holder dies,
+however it dies; the file also names the holder (pid, host, start time) for the one-line
+refusal a second launcher gets. A holder that ends normally (its program done, Ctrl-C,
+SIGTERM) empties the file as it goes; one that names a holder is left by a launcher that did
+not (SIGKILL, a crash, the machine gone), and is taken over, saying so. A multi-host agent
+locks `<logdir>/launcher-<host>.lock`, so the hosts of one run can share a logdir and two
+agents of one host cannot. Only local logdirs are locked (a bucket has no `flock`).
 """
 
 import atexit

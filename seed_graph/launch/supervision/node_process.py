@@ -1,11 +1,10 @@
 """One node's process, started (and restarted) from its command by
 `seed_graph.launch.supervision.supervisor`.
 
-Its output (stdout and stderr) goes to `<logdir>/logs/<group>_<index>.log`, appended
-across restarts, and what a person must see of it
-(`seed_graph.launch.supervision.console`) to the console, each line prefixed with the
-node's name. It runs in a session of its own, so a Ctrl-C in the terminal reaches the launcher only, and the
-launcher stops nodes in order.
+Its output (stdout and stderr) goes to `<logdir>/logs/<group>_<index>.log`, appended across
+restarts, and what a person must see of it (`seed_graph.launch.supervision.console`) to the
+console, each line prefixed with the node's name. It runs in a session of its own, so a
+Ctrl-C in the terminal reaches the launcher only, and the launcher stops nodes in order.
 """
 
 import os

@@ -17,8 +17,8 @@ What happens to a node follows its role, declared by its type (`node_commands.RO
   `max_quick_exits` exits in a row within `healthy_seconds` of starting (a crash loop:
   a bug, not a fault), naming the node and its log.
 - A learner that exits with `planned_restart.PLANNED_RESTART_EXIT_CODE` has saved and asks
-  to be started again (its memory grew: `seed_graph.nodes.learner.planned_restart`): it is, at once, and
-  not counted.
+  to be started again (its memory grew: `seed_graph.nodes.learner.planned_restart`): it is,
+  at once, and not counted.
 - A node killed by a signal from outside (SIGKILL, SIGTERM, SIGINT, SIGHUP: an operator,
   the OOM killer, a preemption) is reported as such, and an acting node killed so is
   restarted after the first back-off, not counted as a quick exit.

@@ -42,10 +42,11 @@ from seed_graph.inference import transport
 
 class Learner:
   """See the module docstring. `make_algorithm(config, context, *args)` builds the
-  `Algorithm` (its variables too, so a checkpoint restores into them); the shell creates
-  it inside `devices.variable_scope()`. `tasks` ({name: environment ids}) adds episode
-  returns per task to the statistics (`seed_graph.nodes.learner.task_statistics`); `planned_restarts`
-  lets it restart when its memory grows (`seed_graph.nodes.learner.planned_restart`)."""
+  `Algorithm` (its variables too, so a checkpoint restores into them); the shell creates it
+  inside `devices.variable_scope()`. `tasks` ({name: environment ids}) adds episode returns
+  per task to the statistics (`seed_graph.nodes.learner.task_statistics`);
+  `planned_restarts` lets it restart when its memory grows
+  (`seed_graph.nodes.learner.planned_restart`)."""
 
   def __init__(self, config: ml_collections.ConfigDict, make_algorithm, *algorithm_args,
                inference_port: Optional[int] = None, inference_host: str = '[::]',
