@@ -2,7 +2,8 @@
 `launch.cluster --backend=slurm`: Debian's slurm-wlm and munge (scripts/install_cluster_tools.sh),
 a login host (a namespace) with munged and slurmctld, one slurmd per compute node inside
 a namespace of its own, and a slurm.conf made for this cluster alone, everything under
-one directory.
+one directory. Two partitions on the same nodes: `main` (the default) and `urgent`, whose
+jobs preempt `main`'s as Slurm does by default (PreemptMode=CANCEL, no GraceTime).
 
 No cgroups (proctrack/linuxproc, task/none): the processes of a job are found by their
 parent, so `kill_node` (every process in a node's namespace) is a node that died. Every
@@ -42,8 +43,11 @@ SlurmdParameters=config_overrides
 ReturnToService=2
 SlurmdTimeout=20
 KillWait=30
+PreemptType=preempt/partition_prio
+PreemptMode=CANCEL
 {nodes}
-PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP PriorityTier=1
+PartitionName=urgent Nodes=ALL MaxTime=INFINITE State=UP PriorityTier=2
 """
 
 
@@ -103,8 +107,8 @@ class SlurmCluster:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
       listing = self.run(['sinfo', '--noheader', '--Node', '--format=%N %t']).stdout
-      if sorted(line.split()[1] for line in listing.splitlines()) == ['idle'] * len(
-          self.nodes):
+      states = dict(line.split() for line in listing.splitlines())  # A line per partition.
+      if sorted(states) == sorted(self.nodes) and set(states.values()) == {'idle'}:
         return
       time.sleep(0.5)
     raise RuntimeError(f'the test Slurm cluster did not come up: {self.logs()}')

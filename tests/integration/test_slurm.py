@@ -6,6 +6,7 @@ import os
 import shutil
 import sys
 import uuid
+from typing import List
 
 import pytest
 
@@ -74,6 +75,10 @@ def _queued(cluster) -> str:
   return cluster.run(['squeue', '--noheader']).stdout.strip()
 
 
+def _queued_jobs(cluster) -> List[str]:
+  return cluster.run(['squeue', '--noheader', '--format=%i']).stdout.split()
+
+
 def test_dry_run_writes_a_batch_script_the_real_sbatch_accepts(cluster, tmp_path):
   logdir = tmp_path / 'run'
   result = _cluster_command(cluster, 'up', '--config=cartpole_vtrace', f'--logdir={logdir}',
@@ -95,50 +100,93 @@ def test_dry_run_writes_a_batch_script_the_real_sbatch_accepts(cluster, tmp_path
   assert not _queued(cluster)
 
 
-def test_trains_across_nodes_survives_a_lost_one_stops_in_order_resumes_and_meets_its_time_limit(
+def _lose_an_actor_node(cluster, logdir) -> List[str]:
+  """Kills every process of an actor node: training goes on with the other's actors.
+  Returns the actor hosts, the lost one first."""
+  plan = placement.Plan.load(str(logdir / 'hosts' / 'plan.json'))
+  learner_host = plan.nodes['learner/0']
+  actor_hosts = sorted(set(plan.hosts) - {learner_host})
+  assert sorted(plan.hosts) == cluster.nodes and len(actor_hosts) == 2
+  cluster.kill_node(actor_hosts[0])
+  # Once Slurm has noticed (SlurmdTimeout) and taken the node out of the job...
+  assert helpers.wait_for(lambda: 'down' in _node_state(cluster, actor_hosts[0]), 120), (
+      cluster.logs())
+  lost_at = _frames(logdir)
+  # ...the job goes on, and so does training.
+  assert helpers.wait_for(lambda: _frames(logdir) > lost_at + 5_000, 120), (
+      _job_output(logdir), cluster.logs())
+  status = _cluster_command(cluster, 'status', f'--logdir={logdir}')
+  assert status.returncode == 0 and 'RUNNING' in status.stdout, status.stdout
+  return actor_hosts
+
+
+def _stop_in_order(cluster, logdir, lost_host: str) -> None:
+  """`stop`: the job's coordinator stops the actor hosts, then the learner's host, which
+  saves; then the job leaves the queue by itself."""
+  stop = _cluster_command(cluster, 'stop', f'--logdir={logdir}')
+  assert stop.returncode == 0, stop.stderr
+  assert helpers.wait_for(lambda: not _queued(cluster), 200), (
+      _job_output(logdir), cluster.logs())
+  output = _job_output(logdir)
+  assert 'stopping: actor hosts first, then the learner host' in output, output
+  # The lost node's agent went with its step (Slurm killed it); the others stopped
+  # cleanly, the learner's host with a Ctrl-C, last.
+  assert '[launcher] stopping: Ctrl-C' in output, output
+  assert f"agents that failed: {{'{lost_host}': -9}}" in output, output
+  assert helpers.latest_checkpoint(logdir)
+
+
+def _meet_the_time_limit(cluster, logdir) -> None:
+  """The site cuts the job's time limit to two or three minutes from now: once --signal's
+  two minutes are reached, the job stops in order by itself, the learner saving, before
+  the limit would kill it."""
+  job = (logdir / 'hosts' / 'slurm_job').read_text().strip()
+  saves = _learner_log(logdir).count(_FINAL_SAVE)
+  cut = cluster.run(['scontrol', 'update', f'JobId={job}',
+                     f'TimeLimit={_minutes_run(cluster, job) + 3}'])
+  assert cut.returncode == 0, cut.stderr
+  assert helpers.wait_for(lambda: not _queued(cluster), 240), (
+      _job_output(logdir), cluster.logs())
+  output = (logdir / 'hosts' / f'slurm-{job}.out').read_text(errors='replace')
+  assert '[launcher] stopping: Ctrl-C' in output, output[-3000:]
+  assert 'agents that failed' not in output and 'TIME LIMIT' not in output, output[-3000:]
+  assert _learner_log(logdir).count(_FINAL_SAVE) > saves, _learner_log(logdir)[-3000:]
+
+
+def _be_preempted(cluster, logdir) -> None:
+  """A job of a higher partition (PriorityTier) needs a node: Slurm cancels this one as
+  it does by default (PreemptMode=CANCEL, no GraceTime): SIGTERM to every process of
+  the job at once, SIGKILL after KillWait (30 s). The learner saves in that time."""
+  job = (logdir / 'hosts' / 'slurm_job').read_text().strip()
+  saves = _learner_log(logdir).count(_FINAL_SAVE)
+  urgent = cluster.run(['sbatch', '--partition=urgent', '--nodes=1', '--wrap=sleep 1'])
+  assert urgent.returncode == 0, urgent.stderr
+  assert helpers.wait_for(lambda: job not in _queued_jobs(cluster), 60), (
+      _job_output(logdir), cluster.logs())
+  output = (logdir / 'hosts' / f'slurm-{job}.out').read_text(errors='replace')
+  assert '[launcher] stopping: SIGTERM' in output, output[-3000:]
+  assert _learner_log(logdir).count(_FINAL_SAVE) > saves, _learner_log(logdir)[-3000:]
+  checkpoint_frames = int(_learner_log(logdir).rsplit('frames=', 1)[1].split()[0])
+  assert checkpoint_frames >= _frames(logdir)  # Nothing trained is lost.
+
+
+def test_trains_across_nodes_through_a_lost_one_a_stop_its_time_limit_and_a_preemption(
     cluster, tmp_path):
   logdir, marker = tmp_path / 'run', uuid.uuid4().hex
   common = ('--config=cartpole_vtrace', f'--logdir={logdir}', '--actor_hosts=2',
-            '--config.logging.interval_seconds=1', '--config.logging.checkpoint_interval_seconds=5')
+            '--config.logging.interval_seconds=1', '--config.logging.checkpoint_interval_seconds=5',
+            '--config.total_environment_frames=1000000000')
   try:
-    up = _cluster_command(cluster, 'up', *common,
-                          '--config.total_environment_frames=1000000000', marker=marker)
+    up = _cluster_command(cluster, 'up', *common, marker=marker)
     assert up.returncode == 0 and 'submitted job' in up.stdout, up.stderr[-2000:]
     assert helpers.wait_for(lambda: _frames(logdir) > 5_000, 240), (
         _job_output(logdir), cluster.logs())
-    plan = placement.Plan.load(str(logdir / 'hosts' / 'plan.json'))
-    learner_host = plan.nodes['learner/0']
-    actor_hosts = sorted(set(plan.hosts) - {learner_host})
-    assert sorted(plan.hosts) == cluster.nodes and len(actor_hosts) == 2
-    # An actor node dies: training goes on with the other's actors.
-    cluster.kill_node(actor_hosts[0])
-    # Once Slurm has noticed (SlurmdTimeout) and taken the node out of the job...
-    assert helpers.wait_for(lambda: 'down' in _node_state(cluster, actor_hosts[0]), 120), (
-        cluster.logs())
-    lost_at = _frames(logdir)
-    # ...the job goes on, and so does training.
-    assert helpers.wait_for(lambda: _frames(logdir) > lost_at + 5_000, 120), (
-        _job_output(logdir), cluster.logs())
-    status = _cluster_command(cluster, 'status', f'--logdir={logdir}')
-    assert status.returncode == 0 and 'RUNNING' in status.stdout, status.stdout
-    # An ordered stop: the job's coordinator stops the actor hosts, then the learner's
-    # host, which saves; then the job leaves the queue by itself.
-    stop = _cluster_command(cluster, 'stop', f'--logdir={logdir}')
-    assert stop.returncode == 0, stop.stderr
-    assert helpers.wait_for(lambda: not _queued(cluster), 200), (
-        _job_output(logdir), cluster.logs())
-    output = _job_output(logdir)
-    assert 'stopping: actor hosts first, then the learner host' in output, output
-    # The lost node's agent went with its step (Slurm killed it); the others stopped
-    # cleanly, the learner's host with a Ctrl-C, last.
-    assert '[launcher] stopping: Ctrl-C' in output, output
-    assert f"agents that failed: {{'{actor_hosts[0]}': -9}}" in output, output
+    lost_host, kept_host = _lose_an_actor_node(cluster, logdir)
+    _stop_in_order(cluster, logdir, lost_host)
     stopped_at = _frames(logdir)
-    assert helpers.latest_checkpoint(logdir)
-    cluster.revive_node(actor_hosts[0])
+    cluster.revive_node(lost_host)
     # `up` again with the same logdir resumes...
-    again = _cluster_command(cluster, 'up', *common, '--time=30',
-                             '--config.total_environment_frames=1000000000', marker=marker)
+    again = _cluster_command(cluster, 'up', *common, '--time=30', marker=marker)
     assert again.returncode == 0 and 'resuming from' in again.stdout, again.stdout
     assert helpers.wait_for(lambda: _frames(logdir) > stopped_at + 5_000, 240), (
         _job_output(logdir), cluster.logs())
@@ -148,22 +196,15 @@ def test_trains_across_nodes_survives_a_lost_one_stops_in_order_resumes_and_meet
     # (the learning tier's target: a mean training return of 450).
     assert helpers.wait_for(lambda: _mean_return(logdir) >= 450, 300), (
         helpers.read_metrics(logdir)[-1], _job_output(logdir))
-    # ...and the site cuts its time limit to two or three minutes from now: once
-    # --signal's two minutes are reached, the job stops in order by itself, the learner
-    # saving, before the limit would kill it.
-    job = (logdir / 'hosts' / 'slurm_job').read_text().strip()
-    saves = _learner_log(logdir).count(_FINAL_SAVE)
-    cut = cluster.run(['scontrol', 'update', f'JobId={job}',
-                       f'TimeLimit={_minutes_run(cluster, job) + 3}'])
-    assert cut.returncode == 0, cut.stderr
-    assert helpers.wait_for(lambda: not _queued(cluster), 240), (
-        _job_output(logdir), cluster.logs())
-    output = (logdir / 'hosts' / f'slurm-{job}.out').read_text(errors='replace')
-    assert '[launcher] stopping: Ctrl-C' in output, output[-3000:]
-    assert 'agents that failed' not in output and 'TIME LIMIT' not in output, output[-3000:]
-    assert _learner_log(logdir).count(_FINAL_SAVE) > saves, _learner_log(logdir)[-3000:]
+    _meet_the_time_limit(cluster, logdir)
     logs = _cluster_command(cluster, 'logs', f'--logdir={logdir}')
-    assert logs.returncode == 0 and f'{actor_hosts[1]}.log' in logs.stdout
+    assert logs.returncode == 0 and f'{kept_host}.log' in logs.stdout
+    # Once more, until a job of a higher priority takes its nodes.
+    stopped_at = _frames(logdir)
+    assert _cluster_command(cluster, 'up', *common, marker=marker).returncode == 0
+    assert helpers.wait_for(lambda: _frames(logdir) > stopped_at + 2_000, 240), (
+        _job_output(logdir), cluster.logs())
+    _be_preempted(cluster, logdir)
   finally:
     for process in helpers.marked_processes(marker):
       process.kill()
