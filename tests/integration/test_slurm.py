@@ -159,7 +159,8 @@ def _be_preempted(cluster, logdir) -> None:
   the job at once, SIGKILL after KillWait (30 s). The learner saves in that time."""
   job = (logdir / 'hosts' / 'slurm_job').read_text().strip()
   saves = _learner_log(logdir).count(_FINAL_SAVE)
-  urgent = cluster.run(['sbatch', '--partition=urgent', '--nodes=1', '--wrap=sleep 1'])
+  urgent = cluster.run(['sbatch', '--partition=urgent', '--nodes=1', '--wrap=sleep 1',
+                        f'--output={logdir.parent}/urgent-%j.out'])
   assert urgent.returncode == 0, urgent.stderr
   assert helpers.wait_for(lambda: job not in _queued_jobs(cluster), 60), (
       _job_output(logdir), cluster.logs())
