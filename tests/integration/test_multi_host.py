@@ -17,6 +17,7 @@ from seed_graph.launch.network import netns_hosts
 from seed_graph.launch import placement
 from seed_graph.inference import transport
 from tests import helpers
+from tests import open_ports
 
 HOSTS = ['learner', 'cpu0', 'cpu1']
 
@@ -81,24 +82,6 @@ def _connects(network, host: str, address: str, port: int) -> int:
                              'int(sys.argv[2]))))', address, str(port)],
                       stdout=subprocess.PIPE, text=True)
   return int(probe.communicate(timeout=60)[0])
-
-
-def _listening(network, host: str):
-  """The TCP ports something listens on in `host`'s namespace."""
-  ss = network.run(host, ['ss', '-ltnH'], stdout=subprocess.PIPE, text=True)
-  return {int(line.split()[3].rsplit(':', 1)[1]) for line in ss.communicate(timeout=60)[0]
-          .splitlines() if line.strip()}
-
-
-def _probe_without_secret(network, host: str, address: str, ports):
-  """{port: the gRPC status} of an inference call without the secret, from `host`."""
-  probe = network.run(host, [sys.executable, '-c', helpers.INFERENCE_PROBE, address, '',
-                             *map(str, ports)],
-                      cwd=helpers.REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                      text=True)
-  output, errors = probe.communicate(timeout=120)
-  assert probe.returncode == 0, errors[-2000:]
-  return helpers.probe_statuses(output)
 
 
 def _namespaces():
@@ -275,12 +258,12 @@ def test_r2d2_trains_across_hosts_with_the_replay_beside_the_learner(tmp_path):
                        plan.ports['replay/0'][0]) != 0, host
     # Every port the program opens on any host, called from an actor host without the
     # secret: the inference edge refuses the caller; the control edge knows no such method.
-    assert helpers.wait_for(lambda: len(_listening(network, 'learner')) >= 2, 120), (
+    assert helpers.wait_for(lambda: len(open_ports.listening(network, 'learner')) >= 2, 120), (
         _outputs(tmp_path))
-    listening = {host: _listening(network, host) for host in HOSTS}
+    listening = {host: open_ports.listening(network, host) for host in HOSTS}
     assert not listening['cpu0'] and not listening['cpu1'], listening
-    answers = _probe_without_secret(network, 'cpu0', network.addresses['learner'],
-                                    listening['learner'])
+    answers = open_ports.statuses_without_secret(network, 'cpu0', network.addresses['learner'],
+                                                 listening['learner'])
     assert sorted(answers.values()) == ['UNAUTHENTICATED', 'UNIMPLEMENTED'], (answers,
                                                                                listening)
     for host, agent in agents.items():

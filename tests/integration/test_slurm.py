@@ -12,6 +12,7 @@ import pytest
 
 from seed_graph.launch import placement
 from tests import helpers
+from tests import open_ports
 from tests import slurm_cluster
 
 pytestmark = [
@@ -54,6 +55,7 @@ def _node_state(cluster, node) -> str:
                       '--format=%t']).stdout.strip()
 
 
+_SLURM_PROCESSES = ('slurmd', 'slurmstepd', 'srun')  # Their ports are Slurm's.
 _FINAL_SAVE = '[learner] checkpoint '  # What the learner prints as it stops and saves.
 
 
@@ -98,6 +100,20 @@ def test_dry_run_writes_a_batch_script_the_real_sbatch_accepts(cluster, tmp_path
                          '--config.actors.num=-1')
   assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
   assert not _queued(cluster)
+
+
+def _strangers_are_refused(cluster, logdir) -> None:
+  """Every port the program opens, called from the login node without the run's secret:
+  the inference edge refuses the caller; the control edge knows no such method. The
+  actor hosts open none."""
+  plan = placement.Plan.load(str(logdir / 'hosts' / 'plan.json'))
+  learner_host = plan.nodes['learner/0']
+  ports = {host: open_ports.listening(cluster.network, host, _SLURM_PROCESSES)
+           for host in plan.hosts}
+  assert all(not ports[h] for h in plan.hosts if h != learner_host), ports
+  answers = open_ports.statuses_without_secret(
+      cluster.network, 'login', cluster.network.addresses[learner_host], ports[learner_host])
+  assert sorted(answers.values()) == ['UNAUTHENTICATED', 'UNIMPLEMENTED'], (answers, ports)
 
 
 def _lose_an_actor_node(cluster, logdir) -> List[str]:
@@ -182,6 +198,7 @@ def test_trains_across_nodes_through_a_lost_one_a_stop_its_time_limit_and_a_pree
     assert up.returncode == 0 and 'submitted job' in up.stdout, up.stderr[-2000:]
     assert helpers.wait_for(lambda: _frames(logdir) > 5_000, 240), (
         _job_output(logdir), cluster.logs())
+    _strangers_are_refused(cluster, logdir)
     lost_host, kept_host = _lose_an_actor_node(cluster, logdir)
     _stop_in_order(cluster, logdir, lost_host)
     stopped_at = _frames(logdir)
