@@ -1,14 +1,16 @@
 """The Atari suite's results page from its runs' logdirs (see `benchmarks.atari_suite`).
 
-Writes `atari.json` (finished runs, and the unfinished apart), `atari.md` (a row per
+Writes a JSON of the runs per algorithm (finished runs, and the unfinished apart):
+`atari.json` for the algorithm of the anchor's protocol config (`REFERENCE_CONFIG`),
+`<algorithm>.json` (`r2d2.json`) for any other; `atari.md` (a row per
 setting, a game's config and any named variant of it: the budget, the final and the
 evaluated return over seeds, frames and wall-clock to the anchor's score, frames/s; then
 every run and the suite commands that train them) and `atari.png` (per game and setting,
 the mean training return over seeds against frames, lowest to highest seed shaded, the
 anchor as a line; past an unfinished run's end, over the runs that got there).
 
-Runs are read from the logdirs under the suite's root and from the `atari.json` already
-in the output directory: a run recorded there whose logdir is not under the root (made on
+Runs are read from the logdirs under the suite's root and from the JSONs already in the
+output directory: a run recorded there whose logdir is not under the root (made on
 another machine, or its logdir gone) stays on the page as recorded, with up to
 `CURVE_POINTS` points of its curve, which is all the picture needs.
 
@@ -16,19 +18,20 @@ The anchor is CleanRL's PPO (`ppo_atari.py`, 3 seeds, 10M agent steps = 40M fram
 `docs/rl-algorithms/ppo.md`) on the same protocol; openai/baselines' PPO beside it.
 """
 
+import functools
 import glob
 import json
 import os
 import statistics
 from typing import List, Optional
 
-import numpy as np
-
+from benchmarks import atari_plot
 from seed_graph.launch import plot
 from seed_graph.launch.runs import config_args
 
 SUITE_FILE = 'suite.json'
-CURVE_POINTS = 100  # Of each run's curve kept in atari.json.
+CURVE_POINTS = 100  # Of each run's curve kept in its JSON.
+REFERENCE_CONFIG = 'atari_cleanrl_vtrace'  # The anchor's protocol; its runs: atari.json.
 # game: (CleanRL PPO mean, std; openai/baselines PPO mean, std), final returns at 40M frames.
 ANCHORS = {'Pong': (20.36, 0.20, 20.51, 0.50),
            'Breakout': (414.66, 28.09, 406.57, 31.55),
@@ -74,6 +77,7 @@ def read_run(logdir: str) -> Optional[dict]:
   return {
       'game': game, 'seed': suite['seed'],
       'config': config_args.setting_name(suite['config']),
+      'algorithm': algorithm(suite['config'], suite['overrides']),
       'overrides': suite['overrides'], 'variant': suite.get('variant', ''),
       'commit': ', '.join(dict.fromkeys(_launch(l, suite['overrides'])
                                         for l in suite['launches'])),
@@ -89,6 +93,23 @@ def read_run(logdir: str) -> Optional[dict]:
       # The records that have a return (the first ones may not: no whole game yet).
       'curve': [(int(f), r) for f, r in zip(frames, curves['return']) if r is not None],
   }
+
+
+@functools.lru_cache(maxsize=None)
+def _preset_algorithm(config: str) -> str:
+  return config_args.load(config).algorithm
+
+
+def algorithm(config: str, overrides: List[str]) -> str:
+  """The algorithm a run of `config` with `overrides` trains."""
+  chosen = [o.partition('=')[2] for o in overrides if o.partition('=')[0] == 'algorithm']
+  return chosen[-1] if chosen else _preset_algorithm(config_args.setting_name(config))
+
+
+def json_name(run_algorithm: str) -> str:
+  """The JSON file of an algorithm's runs."""
+  reference = _preset_algorithm(REFERENCE_CONFIG)
+  return 'atari.json' if run_algorithm == reference else f'{run_algorithm}.json'
 
 
 def _launch(launch: dict, overrides: List[str]) -> str:
@@ -111,17 +132,21 @@ def _identity(run: dict) -> tuple:
   return (*setting(run), run['seed'], run['commit'].split(',')[0].split()[0])
 
 
-def carried_runs(json_path: str, present: List[dict]) -> List[dict]:
-  """The runs of an earlier `atari.json` (finished and unfinished) that `present` (the
-  runs read from logdirs here) does not hold: runs made on another machine, or whose
+def carried_runs(output: str, present: List[dict]) -> List[dict]:
+  """The runs of the JSONs already in `output` (finished and unfinished) that `present`
+  (the runs read from logdirs here) does not hold: runs made on another machine, or whose
   logdirs are gone, stay on the page. A logdir here supersedes its run's record."""
-  if not os.path.exists(json_path):
-    return []
-  with open(json_path) as f:
-    page = json.load(f)
+  carried = []
+  for path in sorted(glob.glob(os.path.join(output, '*.json'))):
+    with open(path) as f:
+      page = json.load(f)
+    if not isinstance(page, dict) or 'runs' not in page:
+      continue  # Not a page of runs.
+    carried += [dict(run, config=config_args.setting_name(run['config']))
+                for run in page['runs'] + page.get('unfinished', [])]
+  for run in carried:  # Recorded before runs named their algorithm.
+    run.setdefault('algorithm', algorithm(run['config'], run['overrides']))
   here = {_identity(run) for run in present}
-  carried = [dict(run, config=config_args.setting_name(run['config']))
-             for run in page.get('runs', []) + page.get('unfinished', [])]
   return [run for run in carried if _identity(run) not in here]
 
 
@@ -218,7 +243,8 @@ def _page(finished: List[dict], unfinished: List[dict]) -> str:
            'learner touches. Wall-clock counts the '
            'learner\'s running time (a resumed run\'s segments added up). V-trace\'s '
            'learning rate decays linearly to 0 at a run\'s budget: one whose budget changed says '
-           'so. Runs made elsewhere are carried from the previous `atari.json`. What '
+           'so. Runs made elsewhere are carried from the previous JSONs (`atari.json`, '
+           'and `r2d2.json` for R2D2\'s runs). What '
            'CleanRL\'s own script needs for its 40M frames on the machine these ran on, '
            'measured side by side with the preset, is in '
            '[speed.md](speed.md#against-cleanrl).', '',
@@ -240,40 +266,6 @@ def _page(finished: List[dict], unfinished: List[dict]) -> str:
   return '\n'.join(lines) + '\n'
 
 
-def seeds_curve(curves: List[List[tuple]], points: int = 200):
-  """Seeds' curves ([(frames, return), ...] each) on one grid of `points` frames, to the
-  longest run's end -> (grid, mean, lowest, highest). Past a shorter (unfinished) run's
-  last point, the figures are over the runs that got there."""
-  grid = np.linspace(0, max(c[-1][0] for c in curves), points)
-  ys = np.array([np.interp(grid, *zip(*c), right=np.nan) for c in curves])
-  return grid, np.nanmean(ys, 0), np.nanmin(ys, 0), np.nanmax(ys, 0)
-
-
-def _plot(runs: List[dict], path: str) -> None:
-  import matplotlib  # pylint: disable=g-import-not-at-top
-  matplotlib.use('Agg')
-  from matplotlib import pyplot  # pylint: disable=g-import-not-at-top
-  games = sorted({run['game'] for run in runs}) or ['(no runs)']
-  figure, axes = pyplot.subplots(1, len(games), figsize=(5 * len(games), 4), squeeze=False)
-  for game, ax in zip(games, axes[0]):
-    for key in sorted({row(run) for run in runs if run['game'] == game}):
-      members = [run for run in runs if row(run) == key]
-      curves = [run['curve'] for run in members if run.get('curve')]
-      if curves:
-        grid, mean, low, high = seeds_curve(curves)
-        line, = ax.plot(grid, mean, label=f'{label(members[0])}, {key[-1] / 1e6:g}M, '
-                                          f'mean of {len(curves)}')
-        ax.fill_between(grid, low, high, alpha=0.2, color=line.get_color())
-    if game in ANCHORS:
-      ax.axhline(ANCHORS[game][0], color='k', linestyle='--', label='CleanRL PPO, 40M')
-    ax.set(title=game, xlabel='environment frames', ylabel='return (whole games)')
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-  figure.tight_layout()
-  figure.savefig(path, dpi=100)
-  pyplot.close(figure)
-
-
 def sparse(run: dict, points: int = CURVE_POINTS) -> dict:
   """The run with at most `points` of its curve (evenly spaced, the last kept), enough to
   draw it again from the JSON alone."""
@@ -284,17 +276,22 @@ def sparse(run: dict, points: int = CURVE_POINTS) -> dict:
 
 
 def write(root: str, output: str) -> List[str]:
-  """Writes the page, its JSON and its picture into `output`; their paths."""
-  paths = [os.path.join(output, name) for name in ('atari.md', 'atari.json', 'atari.png')]
+  """Writes the page, a JSON per algorithm and the picture into `output`; their paths."""
   runs = read_runs(root)
-  runs += carried_runs(paths[1], runs)
+  runs += carried_runs(output, runs)
   finished = [run for run in runs if run['frames'] >= run['budget']]
   unfinished = [run for run in runs if run['frames'] < run['budget']]
   os.makedirs(output, exist_ok=True)
+  paths = [os.path.join(output, 'atari.md'), os.path.join(output, 'atari.png')]
   with open(paths[0], 'w') as f:
     f.write(_page(finished, unfinished))
-  with open(paths[1], 'w') as f:
-    json.dump({'runs': [sparse(r) for r in finished],
-               'unfinished': [sparse(r) for r in unfinished]}, f, indent=1)
-  _plot(runs, paths[2])
+  atari_plot.plot(runs, paths[1], row, label, ANCHORS)
+  algorithms = {run['algorithm'] for run in runs} | {_preset_algorithm(REFERENCE_CONFIG)}
+  for name in sorted(algorithms):
+    paths.append(os.path.join(output, json_name(name)))
+    with open(paths[-1], 'w') as f:
+      json.dump({'algorithm': name,
+                 'runs': [sparse(r) for r in finished if r['algorithm'] == name],
+                 'unfinished': [sparse(r) for r in unfinished if r['algorithm'] == name]},
+                f, indent=1)
   return paths

@@ -32,8 +32,9 @@ plays `--eval_episodes` games (`python -m seed_graph.launch.eval`, into `<run>/e
 once: the page's evaluated return.
 
 After every run, and alone with `--report_only`, `benchmarks.atari_report` writes
-`<output_dir>/atari.md`, `atari.json` and `atari.png` from every run under `--root`,
-keeping the runs of the `atari.json` already there that have no logdir under `--root`.
+`<output_dir>/atari.md`, `atari.png` and a JSON of each algorithm's runs (`atari.json`,
+`r2d2.json`) from every run under `--root`, keeping the runs of the JSONs already there
+that have no logdir under `--root`.
 """
 
 import json

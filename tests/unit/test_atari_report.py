@@ -5,6 +5,7 @@ reached it."""
 
 import json
 
+from benchmarks import atari_plot
 from benchmarks import atari_report
 
 
@@ -108,7 +109,7 @@ def test_the_page_keeps_at_most_its_number_of_points_of_a_curve(tmp_path):
 def test_an_unfinished_seed_does_not_cut_its_settings_curve_short():
   finished = [(0, 0.0), (1_000_000, 10.0), (2_000_000, 20.0)]
   unfinished = [(0, 2.0), (500_000, 7.0)]
-  grid, mean, low, high = atari_report.seeds_curve([finished, unfinished], points=5)
+  grid, mean, low, high = atari_plot.seeds_curve([finished, unfinished], points=5)
   assert list(grid) == [0, 500_000, 1_000_000, 1_500_000, 2_000_000]
   assert list(mean) == [1.0, 6.0, 10.0, 15.0, 20.0]  # Past 0.5M, the finished run alone.
   assert list(low) == [0.0, 5.0, 10.0, 15.0, 20.0]
@@ -158,3 +159,28 @@ def test_a_seed_started_again_from_nothing_is_named_once_in_its_command(tmp_path
   page = (tmp_path / 'page' / 'atari.md').read_text()
   assert '| 0 | 1.00M of 4M (unfinished)' in page and '| 0 | 0.50M of 4M (unfinished)' in page
   assert '--games=Pong --seeds=0 --frames=4000000\n' in page
+
+
+def test_each_algorithms_runs_have_a_json_of_their_own(tmp_path):
+  root, page = tmp_path / 'runs', tmp_path / 'page'
+  _run(root, 'seed0', 0, [-20.0, 0.0, 19.0, 20.5])
+  _run(root, 'r2d2-seed0', 0, [-21.0, -10.0], config='atari_cleanrl_r2d2')
+  atari_report.write(str(root), str(page))
+  vtrace = json.loads((page / 'atari.json').read_text())
+  r2d2 = json.loads((page / 'r2d2.json').read_text())
+  assert vtrace['algorithm'] == 'vtrace' and r2d2['algorithm'] == 'r2d2'
+  assert [r['config'] for r in vtrace['runs']] == ['atari_cleanrl_vtrace']
+  assert [r['config'] for r in r2d2['unfinished']] == ['atari_cleanrl_r2d2']
+  # A record written before runs named their algorithm goes to its algorithm's JSON.
+  (root / 'Pong' / 'r2d2-seed0').rename(tmp_path / 'gone')
+  for run in r2d2['unfinished']:
+    del run['algorithm']
+  (page / 'atari.json').write_text(json.dumps(
+      {'runs': vtrace['runs'], 'unfinished': r2d2['unfinished']}))
+  (page / 'r2d2.json').unlink()
+  atari_report.write(str(root), str(page))
+  r2d2 = json.loads((page / 'r2d2.json').read_text())
+  assert [r['config'] for r in r2d2['unfinished']] == ['atari_cleanrl_r2d2']
+  assert not json.loads((page / 'atari.json').read_text())['unfinished']
+  assert '| Pong | atari_cleanrl_r2d2 | 0 | 1.00M of 2M (unfinished)' in (
+      page / 'atari.md').read_text()
