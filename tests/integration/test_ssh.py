@@ -48,6 +48,18 @@ def _zombie(pid: int) -> bool:
     return True
 
 
+def _strangers_are_refused(machines) -> None:
+  """Every port the program opens, called from the login machine without the secret: the
+  inference edge refuses the caller; the control edge knows no such method. The actor
+  machines open none."""
+  learner, *actor_machines = machines.machines
+  assert not any(open_ports.listening(machines.network, m, ['sshd']) for m in actor_machines)
+  ports = open_ports.listening(machines.network, learner, ['sshd'])
+  answers = open_ports.statuses_without_secret(machines.network, 'login',
+                                               machines.network.addresses[learner], ports)
+  assert sorted(answers.values()) == ['UNAUTHENTICATED', 'UNIMPLEMENTED'], (answers, ports)
+
+
 def test_trains_over_ssh_goes_on_without_a_lost_host_and_stops_in_order(machines, tmp_path):
   logdir, output_path = tmp_path / 'run', tmp_path / 'launcher.out'
   hosts = ','.join(f'{m}={machines.network.addresses[m]}' for m in machines.machines)
@@ -70,14 +82,7 @@ def test_trains_over_ssh_goes_on_without_a_lost_host_and_stops_in_order(machines
     assert helpers.wait_for(
         lambda: helpers.read_metrics(logdir)[-1]['environments_seen'] == 34, 60), (
             helpers.read_metrics(logdir)[-1], output_path.read_text()[-3000:])
-    # Every port the program opens, called from the login machine without the secret:
-    # the inference edge refuses the caller; the control edge knows no such method.
-    learner, *actor_machines = machines.machines
-    assert not any(open_ports.listening(machines.network, m, ['sshd']) for m in actor_machines)
-    ports = open_ports.listening(machines.network, learner, ['sshd'])
-    answers = open_ports.statuses_without_secret(machines.network, 'login',
-                                                 machines.network.addresses[learner], ports)
-    assert sorted(answers.values()) == ['UNAUTHENTICATED', 'UNIMPLEMENTED'], (answers, ports)
+    _strangers_are_refused(machines)
     agents = _processes_naming(f'--plan={logdir}/hosts/plan.json')
     assert len([c for _, c in agents if c.startswith('.venv/bin/python')]) == 3, agents
     assert not _processes_naming('SEED_GRAPH_RUN_SECRET=')  # On no command line.

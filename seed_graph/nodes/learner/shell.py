@@ -279,8 +279,7 @@ class Learner:
     5. The server closes, also if a step before failed: an open stream's handler
        thread would otherwise keep the process from exiting.
     """
-    # Training only ends with the stop event set if `stop()` (or `shutdown()`) set it.
-    stop_called = self._stop.is_set()
+    stop_called = self._stop.is_set()  # Only `stop()` or `shutdown()` sets it before this.
     self._stop.set()
     self._server.stop_batching()
     try:
