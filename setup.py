@@ -38,5 +38,5 @@ setuptools.setup(
         'psutil',
         'tensorflow==2.8.4',
     ],
-    extras_require={'test': ['pytest', 'pytest-xdist', 'hypothesis']},
+    extras_require={'test': ['pytest', 'pytest-xdist', 'hypothesis', 'py-spy']},
 )

@@ -39,7 +39,7 @@ from absl import flags
 import psutil
 
 from benchmarks.memory_growth import growth_report, peaks  # pylint: disable=g-import-not-at-top
-from seed_graph.launch.supervision import node_process  # pylint: disable=g-import-not-at-top
+from benchmarks.node_processes import node_processes  # pylint: disable=g-import-not-at-top
 from seed_graph.nodes.learner import metrics as metrics_lib  # pylint: disable=g-import-not-at-top
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -58,14 +58,11 @@ _BASE_MINUTE = 5.0
 
 def node_rss(launcher: psutil.Process) -> tuple:
   """RSS in MiB of the launcher and each node process (by node name), and their pids."""
-  rss = {'launcher': launcher.memory_info().rss / 2**20}
-  pids = {'launcher': launcher.pid}
-  for child in launcher.children(recursive=True):
+  rss, pids = {}, {}
+  for name, process in node_processes(launcher).items():
     try:
-      name = child.environ().get(node_process.NODE_NAME_VARIABLE)
-      if name:
-        rss[name] = child.memory_info().rss / 2**20
-        pids[name] = child.pid
+      rss[name] = process.memory_info().rss / 2**20
+      pids[name] = process.pid
     except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
       pass
   return rss, pids

@@ -130,6 +130,24 @@ def test_soak(tmp_path):
     assert len(json.load(f)['samples']) == result['samples'] > 0
 
 
+def test_cpu_profile(tmp_path):
+  out = run_benchmark('cpu_profile', '--config=cartpole_vtrace', '--warmup_seconds=2',
+                      '--seconds=3', f'--out={tmp_path / "profile.json"}',
+                      f'--logdir={tmp_path / "run"}', '--config.evaluators.num=0',
+                      '--config.actors.num=1', '--config.logging.interval_seconds=1')
+  result = last_json(out)
+  assert set(result['process_cores']) == {'launcher', 'learner/0', 'actor/0'}
+  assert result['process_cores']['learner/0'] > 0 and result['process_cores']['actor/0'] > 0
+  assert 0 < result['machine_busy_cores'] <= result['machine_cores']
+  assert result['frames_per_second'] > 0 and result['learner_cpu_ms_per_training_step'] > 0
+  threads = {row['thread']: row for row in result['learner_threads']}
+  batcher = threads['inference-batcher-0']  # A Python thread, named, and what it ran:
+  assert batcher['cores'] > 0 and any('seed_graph/' in f for f in batcher['functions'])
+  assert 'native' in threads  # TensorFlow's own threads.
+  with open(tmp_path / 'profile.json') as f:
+    assert json.load(f)['learner_threads'] == result['learner_threads']
+
+
 def test_football_academy(tmp_path):
   helpers.needs('gfootball')
   # A target of 0: stops (Ctrl-C) at the first finished episode; max_frames caps it.
