@@ -126,60 +126,8 @@ else
   mkdir -p "$bdir"/apt/lists/partial "$bdir"/apt/cache/archives/partial "$bdir"/apt/sources.list.d "$bdir"/src
   # A private apt setup with deb-src entries for this release's suites (derived from the
   # system's own deb entries), so the system's apt configuration is left untouched.
-  "$py" - "$bdir/apt/sources.list.d/deb-src.sources" <<'PY' || die "could not derive deb-src entries from /etc/apt"
-import glob, os, re, sys
-codename = ''
-try:
-    for line in open('/etc/os-release'):
-        if line.startswith('VERSION_CODENAME='):
-            codename = line.split('=', 1)[1].strip().strip('"')
-except OSError:
-    pass
-out = []
-def suite_ok(s):
-    return not codename or s == codename or s.startswith(codename + '-')
-files = (['/etc/apt/sources.list'] if os.path.exists('/etc/apt/sources.list') else []) + \
-    sorted(glob.glob('/etc/apt/sources.list.d/*.list') + glob.glob('/etc/apt/sources.list.d/*.sources'))
-for path in files:
-    text = open(path).read()
-    if path.endswith('.sources'):
-        for stanza in re.split(r'\n\s*\n', text):
-            fields, order, key = {}, [], None
-            for line in stanza.splitlines():
-                if line.startswith('#'):
-                    continue
-                if line[:1] in (' ', '\t') and key:
-                    fields[key] += '\n' + line
-                elif ':' in line:
-                    key, val = line.split(':', 1)
-                    key = key.strip()
-                    fields[key] = val.strip()
-                    order.append(key)
-            if 'deb' not in fields.get('Types', '').split():
-                continue
-            if fields.get('Enabled', 'yes').lower() == 'no':
-                continue
-            suites = [s for s in fields.get('Suites', '').split() if suite_ok(s)]
-            if not suites or 'debian' not in fields.get('URIs', ''):
-                continue
-            fields['Types'] = 'deb-src'
-            fields['Suites'] = ' '.join(suites)
-            out.append('\n'.join('%s: %s' % (k, fields[k]) for k in order if k in fields))
-    else:
-        for line in text.splitlines():
-            m = re.match(r'\s*deb\s+(\[[^\]]*\]\s+)?(\S+)\s+(\S+)\s+(.*)', line)
-            if m and suite_ok(m.group(3)) and 'debian' in m.group(2):
-                opts = m.group(1) or ''
-                out.append('Types: deb-src\nURIs: %s\nSuites: %s\nComponents: %s%s' % (
-                    m.group(2), m.group(3), m.group(4).split('#')[0].strip(),
-                    ''.join('\n%s: %s' % ({'signed-by': 'Signed-By'}.get(k, k), v)
-                            for k, v in re.findall(r'([\w-]+)=(\S+)', opts.strip('[] '))
-                            if k == 'signed-by')))
-if not out:  # Fall back to Debian's main mirror.
-    out.append('Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\n'
-               'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' % (codename or 'bookworm'))
-open(sys.argv[1], 'w').write('\n\n'.join(out) + '\n')
-PY
+  "$py" "$script_dir/deb_src_entries.py" "$bdir/apt/sources.list.d/deb-src.sources" \
+    || die "could not derive deb-src entries from /etc/apt"
   apt_opts=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$bdir/apt/sources.list.d"
             -o "Dir::State::Lists=$bdir/apt/lists" -o "Dir::Cache=$bdir/apt/cache"
             -o APT::Sandbox::User=root -qq)
