@@ -99,7 +99,7 @@ _NETWORK = flags.DEFINE_enum(
     'is loopback, so no port of it can be reached from outside (see '
     'seed_graph/launch/network/loopback_network.py). host: its ports listen on every '
     'interface of this machine (for an environment that needs the network).')
-flags.mark_flags_as_required(['config', 'logdir'])
+flags.mark_flags_as_required(['config'])  # And --logdir, but for --print_config.
 
 def run_supervised(program: lp.Program, config: ml_collections.ConfigDict) -> int:
   """Starts every node as a process of its own and supervises them, under a status
@@ -148,7 +148,8 @@ def _config_and_program():
   try:
     program_keys = program_args.config_keys(_PROGRAM.value)
     config = config_args.load(_CONFIG.value, _OVERRIDES, program_keys)
-    config.logdir = os.path.abspath(_LOGDIR.value)
+    # --print_config alone may go without a logdir: it writes nothing.
+    config.logdir = os.path.abspath(_LOGDIR.value) if _LOGDIR.value else '(no --logdir)'
     return config, program_args.build(config, _PROGRAM.value), program_keys
   except config_schema.ConfigError as error:
     _fail(str(error))
@@ -162,6 +163,9 @@ def _print_if(line: Optional[str]) -> None:
 def main(argv: Sequence[str]):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {argv[1:]}')
+  if not _LOGDIR.value and not _PRINT_CONFIG.value:
+    _fail('--logdir: required: the directory the run writes to (the same one again '
+          'resumes it); only --print_config goes without one')
   config, program, program_keys = _config_and_program()
   shape_changes, other_changes = config_args.changes_since_last_launch(config,
                                                                        program_keys)

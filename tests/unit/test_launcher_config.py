@@ -2,6 +2,8 @@
 nothing; `--print_config` shows the config and launches nothing."""
 
 import os
+import subprocess
+import sys
 
 from tests import helpers
 
@@ -61,6 +63,20 @@ def test_print_config_shows_overrides_and_launches_nothing(tmp_path):
   assert len(lines) >= 40
   assert 'launching' not in result.stdout
   assert not os.path.exists(logdir)
+
+
+def test_print_config_needs_no_logdir_and_a_run_does(tmp_path):
+  command = [sys.executable, '-m', 'seed_graph.launch.local', '--config=cartpole_vtrace']
+  shown = subprocess.run(command + ['--print_config'], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=120)
+  assert shown.returncode == 0, shown.stderr[-2000:]
+  assert "env.name = 'cartpole' " in shown.stdout and not os.listdir(tmp_path)
+  refused = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True,
+                           timeout=120)
+  assert refused.returncode == 2 and refused.stderr.strip().splitlines() == [
+      'error: --logdir: required: the directory the run writes to (the same one again '
+      'resumes it); only --print_config goes without one'], refused.stderr
+  assert not os.listdir(tmp_path)
 
 
 def test_a_football_config_without_gfootball_is_one_line_naming_the_install(tmp_path):
