@@ -103,6 +103,10 @@ _STOP_WARNING = flags.DEFINE_integer('stop_warning_seconds', 120, 'slurm: how lo
                                      '(--signal=B:TERM@N): long enough for a final '
                                      'checkpoint (an R2D2 replay\'s included).',
                                      lower_bound=1)
+_ORPHAN_TIMEOUT = flags.DEFINE_float('orphan_timeout_seconds', 300.0, 'slurm: an actor '
+                                     'host stops once the learner has not answered for '
+                                     'this long; if the learner\'s node has left the job, '
+                                     'the first to stop cancels the job.', lower_bound=1)
 _SBATCH_LINES = flags.DEFINE_multi_string('sbatch_line', [], 'slurm: an extra line of the '
                                           'whole job, as after `#SBATCH `.')
 _HOSTS = flags.DEFINE_integer('hosts', 3, 'netns: hosts (one learner host, the rest actor '
@@ -195,7 +199,7 @@ def _slurm(command: str) -> int:
       qos=_QOS.value, time=_TIME.value, extra_lines=tuple(_SBATCH_LINES.value),
       stop_warning_seconds=_STOP_WARNING.value)
   return commands.up(options, _CONFIG.value, _OVERRIDES, _LOGDIR.value, _BASE_PORT.value,
-                     _PROGRAM.value, _DRY_RUN.value)
+                     _PROGRAM.value, _DRY_RUN.value, _ORPHAN_TIMEOUT.value)
 
 
 def main(argv: Sequence[str]):

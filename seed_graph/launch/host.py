@@ -13,26 +13,25 @@ the agents makes one): the inference edge serves only streams that carry it.
 
 An agent without the learner stops by itself when the learner reports
 `total_environment_frames` reached, or after the learner has not answered for
-`--orphan_timeout_seconds` (its host is gone; before the learner's first answer, at least
-`STARTUP_SECONDS`); the learner's own host stops as `launch.local` does. Ctrl-C or SIGTERM
-stops this host's nodes only.
+`--orphan_timeout_seconds` (its host is gone; `launch.orphan`), and then exits with
+`orphan.ORPHANED_EXIT_CODE` (3); the learner's own host stops as `launch.local` does.
+Ctrl-C or SIGTERM stops this host's nodes only.
 """
 
 import os
 import sys
-import time
 from typing import Sequence
 
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
-import ml_collections
 
 from seed_graph.launch.supervision import console as console_lib
 from seed_graph.launch.supervision import node_commands
 from seed_graph.launch.supervision import node_runner
 from seed_graph.launch.supervision import supervisor
+from seed_graph.launch import orphan
 from seed_graph.launch import placement
 from seed_graph.launch.runs import config_args
 from seed_graph.launch.runs import logdir_lock
@@ -73,30 +72,6 @@ def checked_program(plan: placement.Plan):
         f'{plan.fingerprint}): its code or {plan.config_path} differs from the planning '
         'host\'s, or the plan was edited; make the plan again with the same checkout')
   return config, program
-
-
-# A learner that has not answered yet may still be starting (building its graphs, its
-# environments, restoring a checkpoint): until its first answer it gets at least this.
-STARTUP_SECONDS = 180.0
-
-
-def orphan_condition(config: ml_collections.ConfigDict, timeout: float):
-  """Stops a host without a learner when the run is done (a learner reached its
-  frames: it stops the program) or every learner is gone."""
-  started = time.monotonic()
-
-  def condition(run_statuses):
-    if any(s.stats and s.stats.get('frames', 0) >= config.total_environment_frames
-           for s in run_statuses):
-      return 'the learner reached total_environment_frames'
-    updates = [s.last_update for s in run_statuses if s.last_update is not None]
-    if not updates:
-      if time.monotonic() - started > max(timeout, STARTUP_SECONDS):
-        return f'the learner never answered in {max(timeout, STARTUP_SECONDS):g} s'
-    elif time.monotonic() - max(updates) > timeout:
-      return f'the learner has not answered for {timeout:g} s (--orphan_timeout_seconds)'
-    return None
-  return condition
 
 
 def _binding(plan: placement.Plan, program, mine):
@@ -141,14 +116,16 @@ def main(argv: Sequence[str]):
   learner_here = any(name.startswith('learner/') for name in mine)
   tensorflow_environment.set_for_nodes(config.onednn)
   flags.FLAGS.lp_termination_notice_secs = _STOP_GRACE.value
-  sys.exit(node_runner.run_nodes(
+  condition = None if learner_here else orphan.OrphanCondition(
+      config.total_environment_frames, _ORPHAN_TIMEOUT.value)
+  code = node_runner.run_nodes(
       commands, config, [l.control_address() for l in program_args.learners(program)],
       _STOP_GRACE.value,
       supervisor.RestartPolicy(max_restarts=_MAX_RESTARTS.value,
                                acting_idle_seconds=_ACTING_IDLE.value),
-      console_lib.Console(show_all=_CONSOLE.value == 'all'),
-      None if learner_here else orphan_condition(config, _ORPHAN_TIMEOUT.value),
-      host=_HOST.value))
+      console_lib.Console(show_all=_CONSOLE.value == 'all'), condition, host=_HOST.value)
+  sys.exit(orphan.ORPHANED_EXIT_CODE if code == 0 and condition and condition.learner_gone
+           else code)
 
 
 if __name__ == '__main__':

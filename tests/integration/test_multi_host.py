@@ -14,6 +14,7 @@ import uuid
 import pytest
 
 from seed_graph.launch.network import netns_hosts
+from seed_graph.launch import orphan
 from seed_graph.launch import placement
 from seed_graph.inference import transport
 from tests import helpers
@@ -213,7 +214,8 @@ def test_actor_hosts_stop_by_themselves_once_the_learner_host_is_gone(tmp_path):
     for host in ('cpu0', 'cpu1'):
       assert helpers.wait_for(lambda: agents[host].poll() is not None, 90), (
           host, _outputs(tmp_path))
-      assert agents[host].returncode == 0, (host, _outputs(tmp_path))
+      # Its exit code says why: the learner was gone (not the end of the run).
+      assert agents[host].returncode == orphan.ORPHANED_EXIT_CODE, (host, _outputs(tmp_path))
       assert not network.pids(host)
       assert 'the learner has not answered for 15 s' in (tmp_path / f'{host}.out').read_text()
     # The timeout, plus the stop of its nodes; not the minutes of a default timeout.

@@ -187,7 +187,30 @@ def _be_preempted(cluster, logdir) -> None:
   assert checkpoint_frames >= _frames(logdir)  # Nothing trained is lost.
 
 
-def test_trains_across_nodes_through_a_lost_one_a_stop_its_time_limit_and_a_preemption(
+def _lose_the_learners_node(cluster, logdir, marker: str) -> None:
+  """Every process of the learner's node dies. Slurm takes the node out of the job and
+  keeps the actor nodes (--no-kill); their agents stop once the learner has not answered
+  for --orphan_timeout_seconds, and the first to stop cancels the job. Nothing of the
+  program is left, and the newest checkpoint reads whole."""
+  job = (logdir / 'hosts' / 'slurm_job').read_text().strip()
+  plan = placement.Plan.load(str(logdir / 'hosts' / 'plan.json'))
+  cluster.kill_node(plan.nodes['learner/0'])
+  assert helpers.wait_for(lambda: job not in _queued_jobs(cluster), 150), (
+      _job_output(logdir), cluster.logs())
+  # Cancelled by an actor host's step (seed_graph.launch.slurm.step), not at a time limit.
+  shown = cluster.run(['scontrol', 'show', 'job', job]).stdout
+  assert 'JobState=CANCELLED' in shown, shown
+  assert helpers.wait_for(lambda: not helpers.marked_processes(marker), 60), (
+      cluster.logs())
+  # TensorFlow reads it; imported here, not for every test this worker collects.
+  from seed_graph.nodes.learner import checkpoints  # pylint: disable=g-import-not-at-top
+  directory = logdir / 'checkpoints'
+  newest = sorted((p.name.split('.')[0] for p in directory.glob('ckpt-*.index')),
+                  key=lambda name: int(name.split('-')[1]))[-1]
+  assert checkpoints.damage(str(directory / newest)) is None
+
+
+def test_trains_across_nodes_through_lost_nodes_a_stop_its_time_limit_and_a_preemption(
     cluster, tmp_path):
   logdir, marker = tmp_path / 'run', uuid.uuid4().hex
   common = ('--config=cartpole_vtrace', f'--logdir={logdir}', '--actor_hosts=2',
@@ -223,6 +246,13 @@ def test_trains_across_nodes_through_a_lost_one_a_stop_its_time_limit_and_a_pree
     assert helpers.wait_for(lambda: _frames(logdir) > stopped_at + 2_000, 240), (
         _job_output(logdir), cluster.logs())
     _be_preempted(cluster, logdir)
+    # Once more, until the learner's node fails.
+    stopped_at = _frames(logdir)
+    assert _cluster_command(cluster, 'up', *common, '--orphan_timeout_seconds=10',
+                            marker=marker).returncode == 0
+    assert helpers.wait_for(lambda: _frames(logdir) > stopped_at + 2_000, 240), (
+        _job_output(logdir), cluster.logs())
+    _lose_the_learners_node(cluster, logdir, marker)
   finally:
     for process in helpers.marked_processes(marker):
       process.kill()

@@ -40,7 +40,8 @@ def test_options_left_out_ask_slurm_for_nothing():
 
 def test_the_job_gets_the_config_and_its_overrides_as_the_launcher_had_them():
   command = commands.job_command('atari_vtrace', ['env.game=Pong', 'seed=1'], '/r', 21000,
-                                 'examples.population:make_program')
+                                 'examples.population:make_program', 45.0)
   assert command[1:] == ['-m', 'seed_graph.launch.slurm.job', '--config=atari_vtrace',
-                         '--logdir=/r', '--base_port=21000', '--config.env.game=Pong',
-                         '--config.seed=1', '--program=examples.population:make_program']
+                         '--logdir=/r', '--base_port=21000', '--orphan_timeout_seconds=45',
+                         '--config.env.game=Pong', '--config.seed=1',
+                         '--program=examples.population:make_program']

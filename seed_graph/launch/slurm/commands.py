@@ -51,16 +51,18 @@ def _error(message: str) -> int:
 
 
 def job_command(config: str, overrides: Sequence[str], logdir: str, base_port: int,
-                program: str) -> List[str]:
+                program: str, orphan_timeout_seconds: float = 300.0) -> List[str]:
   """What the batch script executes on the learner's node."""
   command = [sys.executable, '-m', 'seed_graph.launch.slurm.job', f'--config={config}',
              f'--logdir={logdir}', f'--base_port={base_port}',
+             f'--orphan_timeout_seconds={orphan_timeout_seconds:g}',
              *[f'--config.{override}' for override in overrides]]
   return command + ([f'--program={program}'] if program else [])
 
 
 def up(options: batch_script.SlurmOptions, config: str, overrides: Sequence[str],
-       logdir: str, base_port: int, program: str = '', dry_run: bool = False) -> int:
+       logdir: str, base_port: int, program: str = '', dry_run: bool = False,
+       orphan_timeout_seconds: float = 300.0) -> int:
   logdir = os.path.abspath(logdir)
   previous = job_id(logdir)
   if previous and _queued(previous):
@@ -75,7 +77,8 @@ def up(options: batch_script.SlurmOptions, config: str, overrides: Sequence[str]
   with open(script, 'w') as f:
     f.write(batch_script.batch_script(
         options, logdir, os.getcwd(),
-        job_command(config, overrides, logdir, base_port, program)))
+        job_command(config, overrides, logdir, base_port, program,
+                    orphan_timeout_seconds)))
   submit = ['sbatch', '--parsable', script]
   if dry_run:
     with open(script) as f:

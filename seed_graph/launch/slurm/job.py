@@ -2,14 +2,16 @@ r"""The coordinator of a Slurm run: what the batch script of `launch.cluster up
 --backend=slurm` executes, on the learner's node, inside the allocation.
 
   python -m seed_graph.launch.slurm.job --config=NAME_OR_FILE --logdir=DIR \
-      [--base_port=20000] [--program=module:function] [--config.KEY=VALUE ...]
+      [--base_port=20000] [--program=module:function] [--orphan_timeout_seconds=300] \
+      [--config.KEY=VALUE ...]
 
 The hosts are the nodes of the allocation (`scontrol show hostnames
 "$SLURM_JOB_NODELIST"`): this node, where the batch script runs, for the learner, the
 others for the actors, each at the address Slurm reaches it by (`NodeAddr` of `scontrol
 show node`). Each host's agent runs as a job step of its own (`srun --nodes=1 --ntasks=1
---nodelist=HOST`), so Slurm accounts for, signals and cleans up every process; an
-ordered stop signals the steps (`scancel --signal=INT STEP`), actor hosts first.
+--nodelist=HOST`, through `seed_graph.launch.slurm.step`), so Slurm accounts for,
+signals and cleans up every process; an ordered stop signals the steps (`scancel
+--signal=INT STEP`), actor hosts first.
 Everything else is `seed_graph.launch.host_agents`.
 """
 
@@ -33,6 +35,7 @@ _CONFIG = flags.DEFINE_string('config', None, 'As launch.cluster\'s.')
 _LOGDIR = flags.DEFINE_string('logdir', None, 'As launch.cluster\'s.')
 _BASE_PORT = flags.DEFINE_integer('base_port', 20000, 'The plan\'s first port.')
 _PROGRAM = flags.DEFINE_string('program', '', 'As launch.cluster\'s.')
+_ORPHAN_TIMEOUT = flags.DEFINE_float('orphan_timeout_seconds', 300.0, 'As launch.cluster\'s.')
 flags.mark_flags_as_required(['config', 'logdir'])
 _OVERRIDES = []  # The `--config.KEY=VALUE` arguments, taken out before absl sees them.
 
@@ -77,9 +80,12 @@ class SlurmSteps:
             output: Optional[TextIO]) -> subprocess.Popen:
     # --overlap: a step restarted on a node shares it with the one still ending.
     # --kill-on-bad-exit=0: an agent that fails leaves the other hosts' steps running.
+    # seed_graph.launch.slurm.step: the job ends once its agent has stopped for want of a
+    # learner whose node left the job.
     return subprocess.Popen(
         ['srun', '--nodes=1', '--ntasks=1', f'--nodelist={host}',
-         '--overlap', '--kill-on-bad-exit=0', f'--job-name={self.step_name(host)}', *argv],
+         '--overlap', '--kill-on-bad-exit=0', f'--job-name={self.step_name(host)}',
+         sys.executable, '-m', 'seed_graph.launch.slurm.step', *argv],
         env=env, stdout=output, stderr=subprocess.STDOUT if output else None,
         start_new_session=True)
 
@@ -120,8 +126,9 @@ def main(argv: Sequence[str]):
   except placement.PlanError as error:
     print(f'error: {error}', file=sys.stderr, flush=True)
     return 2
-  return host_agents.run_agents(SlurmSteps(), [n for n, _ in hosts],
-                                plan_path, _LOGDIR.value)
+  return host_agents.run_agents(
+      SlurmSteps(), [n for n, _ in hosts], plan_path, _LOGDIR.value,
+      [f'--orphan_timeout_seconds={_ORPHAN_TIMEOUT.value:g}'])
 
 
 if __name__ == '__main__':
