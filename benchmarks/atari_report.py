@@ -1,13 +1,11 @@
 """The Atari suite's results page from its runs' logdirs (see `benchmarks.atari_suite`).
 
-Writes a JSON of the runs per algorithm (finished runs, and the unfinished apart):
-`atari.json` for the algorithm of the anchor's protocol config (`REFERENCE_CONFIG`),
-`<algorithm>.json` (`r2d2.json`) for any other; `atari.md` (a row per
-setting, a game's config and any named variant of it: the budget, the final and the
-evaluated return over seeds, frames and wall-clock to the anchor's score, frames/s; then
-every run and the suite commands that train them) and `atari.png` (per game and setting,
-the mean training return over seeds against frames, lowest to highest seed shaded, the
-anchor as a line; past an unfinished run's end, over the runs that got there).
+Writes a JSON of each algorithm's runs (finished, and the unfinished apart): `atari.json`
+for the anchor's protocol config's (`REFERENCE_CONFIG`), `<algorithm>.json` for another;
+`atari.md` (a row per setting, a game's config and any named variant of it: the budget,
+the final and evaluated return over seeds, frames and wall-clock to the anchor's score,
+frames/s; then every run and the suite commands that train them) and `atari.png`
+(`benchmarks.atari_plot`: the mean training return over seeds against frames).
 
 Runs are read from the logdirs under the suite's root and from the JSONs already in the
 output directory: a run recorded there whose logdir is not under the root (made on
@@ -79,8 +77,7 @@ def read_run(logdir: str) -> Optional[dict]:
       'config': config_args.setting_name(suite['config']),
       'algorithm': algorithm(suite['config'], suite['overrides']),
       'overrides': suite['overrides'], 'variant': suite.get('variant', ''),
-      'commit': ', '.join(dict.fromkeys(_launch(l, suite['overrides'])
-                                        for l in suite['launches'])),
+      'commit': _commits(suite['launches'], suite['overrides']),
       'budget': suite['frames'], 'budget_changes': suite.get('budget_changes', []),
       'frames': int(frames[-1]),
       'final_return': next((r for r in reversed(curves['return']) if r is not None), None),
@@ -112,12 +109,18 @@ def json_name(run_algorithm: str) -> str:
   return 'atari.json' if run_algorithm == reference else f'{run_algorithm}.json'
 
 
-def _launch(launch: dict, overrides: List[str]) -> str:
-  """A launch's commit, with its own overrides where they were not the run's setting's
-  (a run renamed when the preset took on what had been its override)."""
-  own = launch.get('overrides', overrides)
-  return launch['commit'] if own == overrides else (
-      f'{launch["commit"]} with {" ".join(own) or "no overrides"}')
+def _commits(launches: List[dict], overrides: List[str]) -> str:
+  """The launches' commits, each once; those in a row with their own overrides (a run
+  renamed when the preset took on its overrides) name them once, after the last."""
+  groups = []  # [own overrides, [commits]]
+  for launch in launches:
+    own = launch.get('overrides', overrides)
+    if not groups or groups[-1][0] != own:
+      groups.append([own, []])
+    groups[-1][1] += [launch['commit']] if launch['commit'] not in groups[-1][1] else []
+  return ', '.join(', '.join(commits) + ('' if own == overrides else
+                                         f' with {" ".join(own) or "no overrides"}')
+                   for own, commits in groups)
 
 
 def read_runs(root: str) -> List[dict]:
