@@ -31,7 +31,6 @@ import collections
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
@@ -44,10 +43,10 @@ from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
 import psutil
 
-from benchmarks.node_processes import node_processes  # pylint: disable=g-import-not-at-top
+from benchmarks import launched  # pylint: disable=g-import-not-at-top
+from benchmarks.node_processes import node_processes
 from seed_graph.nodes.learner import metrics as metrics_lib  # pylint: disable=g-import-not-at-top
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LEARNER = 'learner/0'
 
 _CONFIG = flags.DEFINE_string('config', 'atari_vtrace_fast', 'Experiment config, a preset '
@@ -190,24 +189,6 @@ def print_table(figures: dict) -> None:
         print(f'      {cores:6.3f}  {function}')
 
 
-def _start(logdir: str) -> Tuple[subprocess.Popen, psutil.Process]:
-  command = [sys.executable, '-m', 'seed_graph.launch.local', f'--config={_CONFIG.value}',
-             f'--logdir={logdir}', '--config.total_environment_frames=10000000000000',
-             *[f'--config.{override}' for override in _OVERRIDES]]
-  with open(os.path.join(logdir, 'launcher.out'), 'w') as output:
-    launcher = subprocess.Popen(command, cwd=REPO, stdout=output, stderr=subprocess.STDOUT)
-  return launcher, psutil.Process(launcher.pid)
-
-
-def _wait_for_training(launcher: subprocess.Popen, logdir: str) -> None:
-  deadline = time.time() + 600
-  while not metrics_lib.last_record(logdir):
-    if launcher.poll() is not None or time.time() > deadline:
-      raise SystemExit(f'error: the program did not train; see {logdir}/launcher.out')
-    time.sleep(1)
-  time.sleep(_WARMUP.value)
-
-
 def measure(launcher: psutil.Process, logdir: str) -> dict:
   """The window: CPU snapshots around py-spy's recording of the learner."""
   pids = {name: process.pid for name, process in node_processes(launcher).items()}
@@ -230,17 +211,13 @@ def main(argv):
     raise app.UsageError(f'unexpected arguments: {argv[1:]}')
   logdir = _LOGDIR.value or tempfile.mkdtemp(prefix='cpu_profile-')
   os.makedirs(logdir, exist_ok=True)
-  process, launcher = _start(logdir)
+  program = launched.LaunchedProgram(_CONFIG.value, _OVERRIDES, logdir)
   try:
-    _wait_for_training(process, logdir)
-    figures = measure(launcher, logdir)
+    program.wait_for_training()
+    time.sleep(_WARMUP.value)
+    figures = measure(program.launcher, logdir)
   finally:
-    if process.poll() is None:
-      process.send_signal(signal.SIGINT)
-      try:
-        process.wait(timeout=120)
-      except subprocess.TimeoutExpired:
-        process.kill()
+    program.stop()
   figures['logdir'] = logdir
   print_table(figures)
   with open(_OUT.value, 'w') as f:

@@ -1,18 +1,23 @@
 r"""End-to-end training speed: a whole program training, against the environments alone.
 
   python -m benchmarks.end_to_end --config=atari_vtrace_fast \
-      [--pairs=6] [--window_seconds=20] [--warmup_seconds=60] [--config.KEY=VALUE ...]
+      [--pairs=6] [--window_seconds=20] [--warmup_seconds=60] [--launched] \
+      [--config.KEY=VALUE ...]
 
 A smoke run (seconds): `--config=cartpole_vtrace --pairs=1 --window_seconds=1
 --warmup_seconds=0 --config.actors.num=1`.
 
-Two set-ups with the config's `actors.num` processes of `actors.env_batch_size`
-environments each (evaluators off), stepping what the program's actors step (single
-frames for R2D2, whose learner stacks them):
+Two set-ups, stepping what the program's actors step (single frames for R2D2, whose
+learner stacks them) in the config's `actors.num` processes of `actors.env_batch_size`
+environments each:
   1. training: the learner (V-trace or R2D2, with an in-process Reverb server for R2D2)
-     in its own process, training, and real actor processes on its inference edge;
+     in its own process, training, and real actor processes on its inference edge,
+     evaluators off; or with `--launched`, the program as users run it (`launch.local`
+     with the config's evaluators, launcher, metrics and checkpoints), its progress read
+     from the learner's metrics records (so a window must hold at least two:
+     `--window_seconds` of 3 x `logging.interval_seconds` or more);
   2. env_only: the same environments stepped with random actions, no model anywhere.
-Both start once and stay up; the idle one is paused (SIGSTOP, learner included). After
+Both start once and stay up; the idle one is paused (SIGSTOP, every process of it). After
 `warmup_seconds` of training (the first training steps, traces and queue filling are
 not steady state) the two alternate in windows of `window_seconds`. Training frames/s
 counts the frames the learner received (frame skip included), which is what it trains
@@ -37,6 +42,7 @@ from absl import flags
 import numpy as np
 import psutil
 
+from benchmarks import launched
 from benchmarks import learners
 from benchmarks import paired
 from seed_graph.launch.runs import tensorflow_environment
@@ -48,6 +54,9 @@ _WINDOW = flags.DEFINE_float('window_seconds', 20.0, 'Measured seconds per windo
 _SETTLE = flags.DEFINE_float('settle_seconds', 1.0, 'Unmeasured seconds after a switch.')
 _WARMUP = flags.DEFINE_float('warmup_seconds', 60.0,
                              'Unmeasured seconds of training before the first pair.')
+_LAUNCHED = flags.DEFINE_bool(
+    'launched', False, 'Train through `python -m seed_graph.launch.local` as users do, '
+    'evaluators as the config has them, instead of the benchmark\'s own learner and actors.')
 flags.mark_flags_as_required(['config'])
 _OVERRIDES = []  # The KEY=VALUE of every --config.KEY=VALUE, in order.
 
@@ -98,47 +107,96 @@ def start_training(config):
   return [learner] + actors, counters
 
 
-def _resident_gib(processes):
-  return sum(psutil.Process(p.pid).memory_info().rss for p in processes) / 2**30
+class _Counted:
+  """A set-up measured by counters it keeps in shared memory: pause, resume, and the
+  counters' rates over a window."""
+
+  def __init__(self, processes, read):
+    self.processes, self._read, self._start = processes, read, None
+
+  def pause(self):
+    paired.signal_all(self.processes, signal.SIGSTOP)
+
+  def resume(self):
+    paired.signal_all(self.processes, signal.SIGCONT)
+
+  def begin_window(self):
+    self._start = (time.time(), self._read())
+
+  def end_window(self):
+    start, before = self._start
+    elapsed, after = time.time() - start, self._read()
+    return {key: (after[key] - before[key]) / elapsed for key in after}
+
+
+class _OwnTraining(_Counted):
+  """This benchmark's learner process and actor processes, no evaluator."""
+
+  def __init__(self, config):
+    processes, counters = start_training(config)
+    super().__init__(processes, lambda: {key: c.value for key, c in counters.items()})
+    self._counters = counters
+
+  def wait_for_training(self):
+    paired.wait_until(lambda: self._counters['learner_steps'].value >= 1, self.processes,
+                      lambda: None, 'the program died before its first training step',
+                      seconds=1800)
+
+  def resident_gib(self):
+    return sum(psutil.Process(p.pid).memory_info().rss for p in self.processes) / 2**30
+
+  def stop(self):
+    self.resume()
+    paired.terminate(self.processes)
+
+
+def _start_training(config):
+  """The training set-up: `launch.local` as the config has it (`--launched`), or this
+  benchmark's own learner and actors."""
+  if not _LAUNCHED.value:
+    return _OwnTraining(config)
+  return launched.LaunchedProgram(_CONFIG.value, _OVERRIDES, config.logdir)
+
+
+def _window(run, pause, settle, window):
+  """Rates of `run` over one window, `pause` stopped meanwhile."""
+  pause.pause()
+  run.resume()
+  time.sleep(settle)
+  run.begin_window()
+  time.sleep(window)
+  rates = run.end_window()
+  if rates is None:
+    raise SystemExit(f'error: fewer than two metrics records in a {window:g}-s window; '
+                     'give --window_seconds at least 3 x the config\'s '
+                     'logging.interval_seconds')
+  return rates
 
 
 def measure(config, pairs, window, settle, warmup):
   env_counters, env_workers, stop_env_only = paired.start_env_only(config)
-  paired.signal_all(env_workers, signal.SIGSTOP)
-  training, counters = start_training(config)
-  env_frames = lambda: sum(c.value for c in env_counters)
-
-  def run_window(run, pause, read):
-    paired.signal_all(pause, signal.SIGSTOP)
-    paired.signal_all(run, signal.SIGCONT)
-    time.sleep(settle)
-    before, start = read(), time.time()
-    time.sleep(window)
-    after, elapsed = read(), time.time() - start
-    return [(a - b) / elapsed for a, b in zip(after, before)]
-
-  train_read = lambda: (counters['frames'].value, counters['learner_steps'].value)
+  env_only = _Counted(env_workers, lambda: {'frames': sum(c.value for c in env_counters)})
+  env_only.pause()
+  training = _start_training(config)
   results, peak_gib = [], 0.0
   try:
-    paired.wait_until(lambda: counters['learner_steps'].value >= 1, training, lambda: None,
-                      'the program died before its first training step', seconds=1800)
+    training.wait_for_training()
     time.sleep(warmup)
     for pair in range(pairs):
-      windows = [('training', training, env_workers, train_read),
-                 ('env_only', env_workers, training, lambda: (env_frames(),))]
+      order = [('training', training, env_only), ('env_only', env_only, training)]
       measured = {}
-      for name, run, pause, read in (windows if pair % 2 else windows[::-1]):
-        measured[name] = run_window(run, pause, read)
+      for name, run, pause in (order if pair % 2 else order[::-1]):
+        measured[name] = _window(run, pause, settle, window)
         if name == 'training':
-          peak_gib = max(peak_gib, _resident_gib(training))
-      (train_fps, steps_per_second), (env_fps,) = measured['training'], measured['env_only']
-      results.append({'training_frames_per_second': round(train_fps, 1),
+          peak_gib = max(peak_gib, training.resident_gib())
+      train, env_fps = measured['training'], measured['env_only']['frames']
+      results.append({'training_frames_per_second': round(train['frames'], 1),
                       'env_only_frames_per_second': round(env_fps, 1),
-                      'ratio': round(train_fps / env_fps, 3),
-                      'learner_steps_per_second': round(steps_per_second, 3)})
+                      'ratio': round(train['frames'] / env_fps, 3),
+                      'learner_steps_per_second': round(train['learner_steps'], 3)})
   finally:
-    paired.signal_all(env_workers + training, signal.SIGCONT)
-    paired.terminate(training)
+    env_only.resume()
+    training.stop()
     stop_env_only()
   return results, peak_gib
 
@@ -148,7 +206,8 @@ def main(argv):
   multiprocessing.set_start_method('spawn')
   config = learners.load_config(_CONFIG.value, _OVERRIDES)
   config.logdir = tempfile.mkdtemp(prefix='seed_graph_end_to_end_')
-  config.evaluators.num = 0
+  if not _LAUNCHED.value:
+    config.evaluators.num = 0
   # As seed_graph/launch/local.py: the processes started below import TensorFlow with
   # these set.
   tensorflow_environment.set_for_nodes(config.onednn)
@@ -159,8 +218,9 @@ def main(argv):
     shutil.rmtree(config.logdir, ignore_errors=True)
   median = lambda key: float(np.median([p[key] for p in pairs]))
   result = {key: median(key) for key in pairs[0]}
-  result.update(config=_CONFIG.value, overrides=_OVERRIDES, algorithm=config.algorithm,
-                torso=config.network.torso, actors=config.actors.num,
+  result.update(config=_CONFIG.value, overrides=_OVERRIDES, launched=_LAUNCHED.value,
+                algorithm=config.algorithm, torso=config.network.torso,
+                actors=config.actors.num, evaluators=config.evaluators.num,
                 env_batch_size=config.actors.env_batch_size, cpu_count=os.cpu_count(),
                 onednn=config.onednn,
                 training_processes_peak_rss_gib=round(peak_gib, 2), pairs=pairs)

@@ -42,6 +42,19 @@ def test_end_to_end():
   assert 'median: training' in out
 
 
+def test_end_to_end_launched():
+  # The program as users launch it, its evaluator included; rates from metrics records.
+  out = run_benchmark('end_to_end', '--config=cartpole_vtrace', '--pairs=1', '--launched',
+                      '--window_seconds=3', '--settle_seconds=0.5', '--warmup_seconds=0',
+                      '--config.actors.num=1', '--config.logging.interval_seconds=0.5')
+  result = last_json(out)
+  assert result['launched'] and (result['actors'], result['evaluators']) == (1, 1)
+  assert result['training_frames_per_second'] > 0 and result['ratio'] > 0
+  assert result['learner_steps_per_second'] > 0
+  assert result['training_processes_peak_rss_gib'] > 0
+  assert 'median: training' in out
+
+
 def test_env_backends():
   helpers.needs('envpool')
   out = run_benchmark('env_backends', '--pairs=1', '--window_seconds=1',
