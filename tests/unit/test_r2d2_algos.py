@@ -135,8 +135,14 @@ def test_r2d2_loss_priorities_and_gradients():
   np.testing.assert_allclose(terms.abs_td_errors.numpy(), np.abs(td), rtol=1e-4, atol=1e-4)
   np.testing.assert_allclose(terms.priorities.numpy(),
                              0.9 * np.abs(td).max(0) + 0.1 * np.abs(td).mean(0), rtol=1e-4)
-  expected_loss = np.mean(0.5 * (td ** 2).sum(0) / np.maximum(mask.sum(0), 1))
+  expected_loss = np.mean(0.5 * (td ** 2).sum(0))  # Summed over steps, as R2D2's.
   np.testing.assert_allclose(terms.loss.numpy(), expected_loss, rtol=1e-4)
+  mean_terms = r2d2.r2d2_loss(online, target, taken, rewards, dones, np.zeros_like(dones),
+                              np.ones(batch, np.float32), discount=0.9, n_step=2,
+                              over_steps='mean')
+  np.testing.assert_allclose(mean_terms.loss.numpy(),
+                             np.mean(0.5 * (td ** 2).sum(0) / np.maximum(mask.sum(0), 1)),
+                             rtol=1e-4)
   gradient = tape.gradient(terms.loss, online).numpy()
   assert np.abs(gradient[:-1]).sum() > 0
   np.testing.assert_array_equal(gradient[-1], 0)  # The bootstrap step is not trained.

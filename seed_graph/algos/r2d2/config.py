@@ -13,6 +13,7 @@ from seed_graph.config.schema import ConfigError
 from seed_graph.config.schema import Key
 from seed_graph.config.schema import in_range
 from seed_graph.config.schema import non_negative
+from seed_graph.config.schema import one_of
 from seed_graph.config.schema import positive
 
 NETWORK_KEYS = {  # Beside the torso's, which every algorithm has.
@@ -61,6 +62,9 @@ LEARNER_KEYS = {
                         in_range(0.0, 1.0)),
     'value_rescale_eps': Key(1e-3, 'eps of h(x) = sign(x)(sqrt(|x| + 1) - 1) + eps x.',
                              positive),
+    'loss_over_steps': Key('sum', "How a sequence's squared TD errors combine: 'sum' (R2D2, "
+                           "SEED RL) or 'mean' over its valid steps (this project before "
+                           'the sum: gradients T times smaller).', one_of('sum', 'mean')),
 }
 
 SCHEMA = {'network': NETWORK_KEYS, 'exploration': EXPLORATION_KEYS,

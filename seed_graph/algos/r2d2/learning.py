@@ -80,7 +80,8 @@ class R2D2(base.Algorithm):
         info.num_actions, config.replay.chunk_length,
         functools.partial(loss.initial_priorities, burn_in=learner.burn_in,
                           discount=learner.discount, n_step=learner.n_step,
-                          eta=learner.priority_eta, rescale_eps=learner.value_rescale_eps),
+                          eta=learner.priority_eta, rescale_eps=learner.value_rescale_eps,
+        over_steps=learner.loss_over_steps),
         stop_event=context.stop_event)
     self._train_fn = tf.function(self._train_step)
     self._iterator = None
@@ -225,7 +226,8 @@ class R2D2(base.Algorithm):
     terms = loss.r2d2_loss(
         online_q, target_q, tail['action'], tail['reward'], tail['done'],
         tail['truncation'], weights, discount=learner.discount, n_step=learner.n_step,
-        eta=learner.priority_eta, rescale_eps=learner.value_rescale_eps)
+        eta=learner.priority_eta, rescale_eps=learner.value_rescale_eps,
+        over_steps=learner.loss_over_steps)
     means = {'loss': terms.loss, 'mean_q': terms.mean_q, 'target_mean': terms.target_mean,
              'mean_abs_td': tf.reduce_mean(terms.abs_td_errors)}
     return terms.loss, means, {'priorities': terms.priorities}
