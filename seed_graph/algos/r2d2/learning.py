@@ -80,8 +80,7 @@ class R2D2(base.Algorithm):
         info.num_actions, config.replay.chunk_length,
         functools.partial(loss.initial_priorities, burn_in=learner.burn_in,
                           discount=learner.discount, n_step=learner.n_step,
-                          eta=learner.priority_eta, rescale_eps=learner.value_rescale_eps,
-        over_steps=learner.loss_over_steps),
+                          eta=learner.priority_eta, rescale_eps=learner.value_rescale_eps),
         stop_event=context.stop_event)
     self._train_fn = tf.function(self._train_step)
     self._iterator = None
