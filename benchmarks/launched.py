@@ -19,7 +19,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UNBOUNDED_FRAMES = 10_000_000_000_000
 
 
-def _records(logdir: str) -> List[dict]:
+def records(logdir: str) -> List[dict]:
   """Every whole record of `<logdir>/metrics.jsonl` so far (a line being written is not)."""
   try:
     with open(os.path.join(logdir, 'metrics.jsonl')) as f:
@@ -75,12 +75,12 @@ class LaunchedProgram:
 
   def begin_window(self) -> None:
     """Records written from now on are this window's."""
-    self._window_start = len(_records(self.logdir))
+    self._window_start = len(records(self.logdir))
 
   def end_window(self) -> Optional[Dict[str, float]]:
     """Frames and learner steps per second between the window's first and last records
     (their `wall_time`, the learner's clock), or None with fewer than two records."""
-    records = _records(self.logdir)[self._window_start:]
+    records = records(self.logdir)[self._window_start:]
     if len(records) < 2 or records[-1]['wall_time'] <= records[0]['wall_time']:
       return None
     first, last = records[0], records[-1]
@@ -96,12 +96,13 @@ class LaunchedProgram:
         pass
     return total / 2**30
 
-  def stop(self) -> None:
-    """Ctrl-C, as a user stops a run (the program saves and exits); killed after 120 s."""
+  def stop(self, grace_seconds: float = 120) -> None:
+    """Ctrl-C, as a user stops a run (the program saves and exits); killed after
+    `grace_seconds`."""
     self.resume()
     if self.process.poll() is None:
       self.process.send_signal(signal.SIGINT)
       try:
-        self.process.wait(timeout=120)
+        self.process.wait(timeout=grace_seconds)
       except subprocess.TimeoutExpired:
         self.process.kill()

@@ -26,9 +26,6 @@ ends by itself. Writes every sample to `--out` as JSON; prints one JSON line.
 
 import json
 import os
-import signal
-import subprocess
-import sys
 import tempfile
 import time
 
@@ -38,11 +35,10 @@ from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
 import psutil
 
+from benchmarks import launched  # pylint: disable=g-import-not-at-top
 from benchmarks.memory_growth import growth_report, peaks  # pylint: disable=g-import-not-at-top
 from benchmarks.node_processes import node_processes  # pylint: disable=g-import-not-at-top
 from seed_graph.nodes.learner import metrics as metrics_lib  # pylint: disable=g-import-not-at-top
-
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 _MINUTES = flags.DEFINE_float('minutes', 30, 'How long to train before stopping.')
 _CONFIG = flags.DEFINE_string('config', 'cartpole_vtrace', 'Experiment config, a preset or a '
@@ -70,15 +66,7 @@ def node_rss(launcher: psutil.Process) -> tuple:
 
 def _rates(logdir: str) -> dict:
   """Progress from the run's metrics.jsonl: last values, frames/s over the records."""
-  path = os.path.join(logdir, 'metrics.jsonl')
-  records = []
-  if os.path.exists(path):
-    with open(path) as f:
-      for line in f:
-        try:
-          records.append(json.loads(line))
-        except ValueError:
-          pass  # A line cut short.
+  records = launched.records(logdir)
   last = metrics_lib.last_record(logdir) or {}
   # `wall_time` counts from its learner process's start: a restarted learner's records
   # start a new stretch.
@@ -94,37 +82,37 @@ def _rates(logdir: str) -> dict:
       'sequences_written': last.get('sequences_written')}
 
 
+def _sample(program: launched.LaunchedProgram) -> tuple:
+  """Every node's RSS each `--sample_seconds` for `--minutes` or until the program ends:
+  (the samples, the node processes last seen)."""
+  samples, nodes, start = [], [], time.time()
+  while time.time() - start < _MINUTES.value * 60 and program.process.poll() is None:
+    time.sleep(_SAMPLE_SECONDS.value)
+    try:
+      rss, pids = node_rss(program.launcher)
+      nodes = program.launcher.children(recursive=True)
+    except psutil.NoSuchProcess:
+      break  # The launcher ended (the run ended, or failed).
+    samples.append({'minute': (time.time() - start) / 60, 'rss': rss, 'pids': pids})
+    print(f"minute {samples[-1]['minute']:.1f}: " + ', '.join(
+        f'{k}={v:.0f}' for k, v in sorted(samples[-1]['rss'].items())), flush=True)
+  return samples, nodes
+
+
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {argv[1:]}')
   logdir = _LOGDIR.value or tempfile.mkdtemp(prefix='soak-')
   os.makedirs(logdir, exist_ok=True)
-  actors = [f'--config.actors.num={_ACTORS.value}'] if _ACTORS.value else []
-  command = [sys.executable, '-m', 'seed_graph.launch.local', f'--config={_CONFIG.value}',
-             f'--logdir={logdir}', '--config.total_environment_frames=10000000000',
-             *actors, *[f'--config.{override}' for override in _OVERRIDES]]
-  output_path = os.path.join(logdir, 'launcher.out')
-  with open(output_path, 'w') as output:
-    launcher = subprocess.Popen(command, cwd=REPO, stdout=output, stderr=subprocess.STDOUT)
-  process = psutil.Process(launcher.pid)
-  start = time.time()
-  samples, nodes, stop_seconds = [], [], None
+  actors = [f'actors.num={_ACTORS.value}'] if _ACTORS.value else []
+  program = launched.LaunchedProgram(_CONFIG.value, actors + _OVERRIDES, logdir)
+  launcher, stop_seconds = program.process, None
   try:
-    while time.time() - start < _MINUTES.value * 60 and launcher.poll() is None:
-      time.sleep(_SAMPLE_SECONDS.value)
-      try:
-        rss, pids = node_rss(process)
-        nodes = process.children(recursive=True)
-      except psutil.NoSuchProcess:
-        break  # The launcher ended (the run ended, or failed).
-      samples.append({'minute': (time.time() - start) / 60, 'rss': rss, 'pids': pids})
-      print(f"minute {samples[-1]['minute']:.1f}: " + ', '.join(
-          f'{k}={v:.0f}' for k, v in sorted(samples[-1]['rss'].items())), flush=True)
+    samples, nodes = _sample(program)
     ended_by_itself = launcher.poll() is not None
     if not ended_by_itself:
       stop_start = time.time()
-      launcher.send_signal(signal.SIGINT)
-      launcher.wait(timeout=300)
+      program.stop(grace_seconds=300)
       stop_seconds = round(time.time() - stop_start, 1)
   finally:
     if launcher.poll() is None:
@@ -137,7 +125,7 @@ def main(argv):
         left.append(node.pid)
     except psutil.NoSuchProcess:
       pass
-  with open(output_path, errors='replace') as f:
+  with open(os.path.join(logdir, 'launcher.out'), errors='replace') as f:
     errors = [line.rstrip() for line in f if 'Traceback' in line or 'Error' in line]
   report = {'minutes': _MINUTES.value, 'config': _CONFIG.value, 'overrides': _OVERRIDES,
             'actors': _ACTORS.value or 'config', **_rates(logdir),
