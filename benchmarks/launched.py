@@ -80,10 +80,10 @@ class LaunchedProgram:
   def end_window(self) -> Optional[Dict[str, float]]:
     """Frames and learner steps per second between the window's first and last records
     (their `wall_time`, the learner's clock), or None with fewer than two records."""
-    records = records(self.logdir)[self._window_start:]
-    if len(records) < 2 or records[-1]['wall_time'] <= records[0]['wall_time']:
+    window = records(self.logdir)[self._window_start:]
+    if len(window) < 2 or window[-1]['wall_time'] <= window[0]['wall_time']:
       return None
-    first, last = records[0], records[-1]
+    first, last = window[0], window[-1]
     span = last['wall_time'] - first['wall_time']
     return {key: (last[key] - first[key]) / span for key in ('frames', 'learner_steps')}
 
