@@ -31,7 +31,8 @@ def test_an_algorithm_of_ones_own_trains_is_evaluated_filmed_and_documented(tmp_
                                      f'--video={tmp_path / "films"}')
   assert summary, result.stdout[-2000:] + result.stderr[-2000:]
   film = summary['results'][0]['video']
-  assert os.path.getsize(film) > 0 and summary['results'][0]['steps'] == 30
+  # At most the cap; fewer when the agent drops the pole first (a CI run saw 12).
+  assert os.path.getsize(film) > 0 and 0 < summary['results'][0]['steps'] <= 30
 
   listing = subprocess.run(
       [sys.executable, '-m', 'seed_graph.launch.local', f'--config={_CONFIG}',
