@@ -1,7 +1,7 @@
-"""The Atari suite's page (`benchmarks.atari_report`) from run directories written here:
-a row per setting (a config, or a named variant with its overrides), a command for each
-setting, an unfinished run's too, and the anchor's frames and wall-clock where a run
-reached it."""
+"""The Atari suite's page (`benchmarks.atari_report`, `benchmarks.atari_page`) from run
+directories written here: a row per setting (a config, or a named variant with its
+overrides), a command for each setting, an unfinished run's too, and the anchor's frames
+and wall-clock where a run reached it."""
 
 import json
 
@@ -10,9 +10,9 @@ from benchmarks import atari_report
 
 
 def _run(root, directory, seed, returns, variant='', overrides=(), launches=None,
-         budget=2_000_000, config='atari_cleanrl_vtrace'):
+         budget=2_000_000, config='atari_cleanrl_vtrace', eval_returns=()):
   """A Pong run (finished at 2M frames by default): a record every 0.5M frames, a minute
-  apart."""
+  apart, the evaluator's return in the first `len(eval_returns)` of them."""
   run = root / 'Pong' / directory
   run.mkdir(parents=True)
   suite = {'config': config, 'overrides': list(overrides),
@@ -21,9 +21,11 @@ def _run(root, directory, seed, returns, variant='', overrides=(), launches=None
   if variant:
     suite['variant'] = variant
   (run / atari_report.SUITE_FILE).write_text(json.dumps(suite))
-  (run / 'metrics.jsonl').write_text(''.join(
-      json.dumps({'frames': 500_000 * (i + 1), 'episode_return': r, 'wall_time': 60.0 * (i + 1)})
-      + '\n' for i, r in enumerate(returns)))
+  records = [{'frames': 500_000 * (i + 1), 'episode_return': r, 'wall_time': 60.0 * (i + 1)}
+             for i, r in enumerate(returns)]
+  for record, eval_return in zip(records, eval_returns):
+    record['eval_episode_return'] = eval_return
+  (run / 'metrics.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in records))
 
 
 def test_each_setting_is_a_row_of_its_own_with_its_command(tmp_path):
@@ -128,8 +130,8 @@ def _evaluated(run, checkpoint, newest, mean, std, episodes=10):
 
 def test_the_final_checkpoints_games_are_the_evaluated_return(tmp_path):
   root = tmp_path / 'runs'
-  _run(root, 'seed0', 0, [-20.0, 0.0, 19.0, 15.0])
-  _run(root, 'seed1', 1, [-20.0, -5.0, 18.0, 19.5])
+  _run(root, 'seed0', 0, [-20.0, 0.0, 19.0, 15.0], eval_returns=[-20.0, 3.0, 20.0, 21.0])
+  _run(root, 'seed1', 1, [-20.0, -5.0, 18.0, 19.5], eval_returns=[-21.0, 19.0])  # Its last.
   _run(root, 'seed2', 2, [-20.0, -5.0, 18.0, 19.0])
   _evaluated(root / 'Pong' / 'seed0', 'ckpt-7', 'ckpt-7', 20.5, 0.81)
   _evaluated(root / 'Pong' / 'seed1', 'ckpt-7', 'ckpt-7', 19.5, 1.2, episodes=4)
@@ -138,12 +140,13 @@ def test_the_final_checkpoints_games_are_the_evaluated_return(tmp_path):
   page = (tmp_path / 'page' / 'atari.md').read_text()
   summary = next(line for line in page.splitlines() if line.startswith('| Pong | atari'))
   assert summary.startswith('| Pong | atari_cleanrl_vtrace | 3 | 2M | 17.83 ± 2.47 '
-                            '| 20.00 ± 0.71 (2 seeds) |')
-  assert '| Pong | atari_cleanrl_vtrace | 0 | 2.00M | 15.00 | 20.50 ± 0.81 (10) |' in page
-  assert '| Pong | atari_cleanrl_vtrace | 1 | 2.00M | 19.50 | 19.50 ± 1.20 (4) |' in page
-  assert '| Pong | atari_cleanrl_vtrace | 2 | 2.00M | 19.00 | - |' in page
+                            '| 20.00 ± 0.71 (2 seeds) | 20.00 ± 1.41 |')
+  assert '| Pong | atari_cleanrl_vtrace | 0 | 2.00M | 15.00 | 20.50 ± 0.81 (10) | 21.00 |' in page
+  assert '| Pong | atari_cleanrl_vtrace | 1 | 2.00M | 19.50 | 19.50 ± 1.20 (4) | 19.00 |' in page
+  assert '| Pong | atari_cleanrl_vtrace | 2 | 2.00M | 19.00 | - | - |' in page
   runs = json.loads((tmp_path / 'page' / 'atari.json').read_text())['runs']
   assert [r['evaluated'] and r['evaluated']['episodes'] for r in runs] == [10, 4, None]
+  assert [r['final_eval_return'] for r in runs] == [21.0, 19.0, None]
 
 
 def test_a_seed_started_again_from_nothing_is_named_once_in_its_command(tmp_path):
