@@ -239,7 +239,7 @@ NETWORK_KEYS = {
         fixed=True),
     'compute_dtype': config_schema.Key(
         precision.AUTO, "Convolution torsos' arithmetic: 'float32', 'bfloat16' (needs "
-        "onednn) or 'auto', the faster of the two on this machine's CPU "
+        "onednn and an AVX-512 CPU) or 'auto', the faster of the two on this machine's CPU "
         '(seed_graph/algos/precision.py; --print_config says which). Variables stay '
         'float32 either way.', config_schema.one_of(*layers.COMPUTE_DTYPES, precision.AUTO)),
     'center_frames': config_schema.Key(

@@ -7,7 +7,11 @@ side on that CPU kind (docs/results/speed.md, "Precision by CPU kind"):
 - AMX (Sapphire Rapids and later; TensorFlow 2.8's AMX kernels deadlock, so the launchers
   keep oneDNN below them): float32 (the CleanRL preset 1.43x, the fast config 1.09x
   bfloat16's frames/s);
-- neither (AVX-512 or AVX2 alone): float32 (the fast config about 1.9x bfloat16's).
+- AVX-512 alone: float32 (the fast config about 1.9x bfloat16's);
+- no AVX-512 (AVX2 alone): float32, the only choice: TensorFlow 2.8 runs bfloat16
+  convolutions on a CPU through oneDNN's AVX-512 kernels only, and elsewhere its conv2d
+  takes bfloat16 and returns float32 (seen on an AVX2-only AMD EPYC), so an explicit
+  'bfloat16' fails there before launch, with a line saying so (`check_supported`).
 
 A process whose TensorFlow sees a GPU (a learner with `learner.training_strategy='gpu'`,
 docs/devices.md) computes in float32: no precision has been measured on a GPU here.
@@ -24,6 +28,9 @@ import ml_collections
 
 AUTO = 'auto'
 _CPUINFO = '/proc/cpuinfo'
+# oneDNN's bfloat16 kernels need its 'avx512_core' level at least (AVX512F with BW, as
+# every CPU with AVX512-BF16 has; Knights Landing's AVX512F alone is not enough).
+_BFLOAT16_KERNEL_FLAGS = frozenset({'avx512f', 'avx512bw'})
 
 
 def cpu_flags(cpuinfo: str = _CPUINFO) -> FrozenSet[str]:
@@ -51,6 +58,15 @@ def sees_gpu() -> bool:
   return bool(tf is not None and tf.config.list_physical_devices('GPU'))
 
 
+def cpu_bfloat16_problem(flags: FrozenSet[str]) -> Optional[str]:
+  """Why a CPU with these flags cannot compute convolutions in bfloat16 (TensorFlow 2.8
+  with oneDNN); None if it can, or if the flags could not be read."""
+  if flags and not _BFLOAT16_KERNEL_FLAGS <= flags:
+    return ("the CPU has no AVX-512, on which alone TensorFlow 2.8's oneDNN computes "
+            'bfloat16 convolutions')
+  return None
+
+
 def choose(torso: str, onednn: bool, flags: FrozenSet[str],
            gpu: bool = False) -> Tuple[str, str]:
   """(the dtype 'auto' stands for, why) for a torso, oneDNN on or off, CPU flags, and
@@ -61,12 +77,29 @@ def choose(torso: str, onednn: bool, flags: FrozenSet[str],
     return 'float32', 'a GPU, where no precision has been measured here'
   if not onednn:
     return 'float32', 'bfloat16 convolutions need oneDNN (onednn=False)'
+  if cpu_bfloat16_problem(flags):
+    return 'float32', cpu_bfloat16_problem(flags)
   if 'amx_bf16' in flags:
     return 'float32', ('an AMX CPU, whose bfloat16 kernels TensorFlow 2.8 cannot use: '
                        'float32 trained faster there')
   if 'avx512_bf16' in flags:
     return 'bfloat16', 'the CPU has AVX512-BF16: bfloat16 trained faster there'
   return 'float32', 'the CPU has no AVX512-BF16: bfloat16 trained at about half the speed'
+
+
+def check_supported(network_config: ml_collections.ConfigDict, onednn: bool,
+                    on_cpu: bool = True,
+                    flags: Optional[FrozenSet[str]] = None) -> None:
+  """Raises ValueError, one line, where the config asks for bfloat16 and this machine's
+  CPU, computing the torso (`on_cpu`: not a GPU or TPU learner), cannot (TensorFlow would
+  fail in the learner's first call). Unreadable flags pass: the rule cannot tell."""
+  if (network_config.compute_dtype != 'bfloat16' or network_config.torso == 'mlp'
+      or not on_cpu):
+    return
+  problem = cpu_bfloat16_problem(cpu_flags() if flags is None else flags)
+  if onednn and problem:
+    raise ValueError(f"network.compute_dtype='bfloat16' cannot run on this machine: "
+                     f"{problem}; use 'auto' or 'float32'")
 
 
 def describe(network_config: ml_collections.ConfigDict, onednn: bool) -> Optional[str]:

@@ -178,9 +178,11 @@ def main(argv: Sequence[str]):
     print(config_schema.describe(config, registry.schema(config, program_keys)))
     _print_if(precision.describe(config.network, config.onednn))
     return
-  try:
+  try:  # This machine runs the learner: one it cannot compute in fails before launch.
+    precision.check_supported(config.network, config.onednn,
+                              config.learner.training_strategy == 'mirrored')
     config_args.make_logdir(config.logdir)
-  except config_schema.ConfigError as error:
+  except ValueError as error:  # config_schema.ConfigError among them.
     _fail(str(error))
   if _NETWORK.value == 'loopback':
     _enter_loopback_network()  # Runs this again, inside; only the second run goes on.

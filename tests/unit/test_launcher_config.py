@@ -93,3 +93,22 @@ def test_a_football_config_without_gfootball_is_one_line_naming_the_install(tmp_
   assert line.startswith('error: gfootball is not installed') and (
       'scripts/install_football.sh' in line), line
   assert not os.path.exists(logdir)
+
+
+def test_bfloat16_on_a_cpu_without_avx512_is_one_line_before_launch(tmp_path):
+  # A sitecustomize gives the launcher an AVX2-only CPU's flags, whatever CPU runs this.
+  (tmp_path / 'avx2').mkdir()
+  (tmp_path / 'avx2' / 'sitecustomize.py').write_text(
+      'from seed_graph.algos import precision\n'
+      "precision.cpu_flags = lambda *_: frozenset({'sse4_2', 'avx', 'avx2', 'fma'})\n")
+  logdir = tmp_path / 'never_created'
+  path = os.pathsep.join([str(tmp_path / 'avx2'), helpers.REPO,
+                          os.environ.get('PYTHONPATH', '')])
+  result = helpers.run_launch(logdir, '--config.network.compute_dtype=bfloat16',
+                              config='atari_vtrace_fast', timeout=120,
+                              env={'PYTHONPATH': path})
+  assert result.returncode == 2, result.stderr[-2000:]
+  (line,) = result.stderr.strip().splitlines()
+  assert line.startswith("error: network.compute_dtype='bfloat16' cannot run on this "
+                         'machine: the CPU has no AVX-512') and "use 'auto'" in line, line
+  assert not os.path.exists(logdir)

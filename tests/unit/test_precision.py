@@ -10,6 +10,7 @@ from seed_graph.algos import networks
 from seed_graph.algos import precision
 
 _AVX512 = frozenset({'avx512f', 'avx512bw'})
+_AVX2 = frozenset({'avx', 'avx2', 'fma'})
 
 
 @pytest.mark.parametrize('torso, onednn, flags, gpu, dtype', [
@@ -20,6 +21,7 @@ _AVX512 = frozenset({'avx512f', 'avx512bw'})
     ('atari', False, _AVX512 | {'avx512_bf16'}, False, 'float32'),  # No oneDNN.
     ('mlp', True, _AVX512 | {'avx512_bf16'}, False, 'float32'),
     ('atari', True, frozenset(), False, 'float32'),          # Flags unreadable.
+    ('atari', True, _AVX2, False, 'float32'),                # Zen 2, Zen 3: no AVX-512.
     ('atari', True, _AVX512 | {'avx512_bf16'}, True, 'float32'),  # A GPU learner.
 ])
 def test_auto_picks_bfloat16_only_where_it_trained_faster(torso, onednn, flags, gpu, dtype):
@@ -43,6 +45,17 @@ def test_an_explicit_precision_is_obeyed_and_auto_says_what_it_chose():
   line = precision.describe(_network('auto'), False)
   assert line.startswith("network.compute_dtype='auto' computes in float32 on this "
                          'machine: ')
+
+
+def test_explicit_bfloat16_is_refused_only_where_the_cpu_cannot_compute_it():
+  with pytest.raises(ValueError, match="compute_dtype='bfloat16' cannot run on this "
+                     'machine: the CPU has no AVX-512'):
+    precision.check_supported(_network('bfloat16'), True, flags=_AVX2)
+  precision.check_supported(_network('bfloat16'), True, flags=_AVX512)  # Emulated there.
+  precision.check_supported(_network('bfloat16'), True, flags=frozenset())  # Unknown.
+  precision.check_supported(_network('bfloat16'), True, on_cpu=False, flags=_AVX2)  # GPU.
+  for dtype in ('float32', 'auto'):
+    precision.check_supported(_network(dtype), True, flags=_AVX2)
 
 
 def test_cpu_flags_are_read_from_cpuinfo(tmp_path):

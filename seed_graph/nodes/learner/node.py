@@ -79,6 +79,9 @@ class LearnerNode(courier_node.CourierNode):
   def run(self) -> None:
     supervised = launcher_watch.watch()  # A process of its own that a launcher restarts.
     config_record.record_if_absent(self.config)  # A member's logdir: evaluable alone.
+    # A machine that cannot compute an explicit bfloat16 fails here, in one line.
+    precision.check_supported(self.config.network, precision.onednn_enabled(),
+                              self.config.learner.training_strategy == 'mirrored')
     choice = precision.describe(self.config.network, precision.onednn_enabled())
     if choice:  # What this learner's torso computes in, as decided here.
       print(f'[learner] {choice}', flush=True)
