@@ -17,8 +17,8 @@ from seed_graph.launch.supervision import supervisor
 from seed_graph.nodes.learner import planned_restart
 from seed_graph.lifecycle import restarts
 
-# A stand-in node: runs until SIGTERM (then records the time and exits 0), or exits
-# with `exit_code` after `seconds` when given.
+# A stand-in node: records its start, runs until SIGTERM (then records the time and
+# exits 0), or exits with `exit_code` after `seconds` when given.
 _NODE = '''
 import signal, sys, time
 name, record, seconds, code = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
@@ -28,6 +28,8 @@ def on_term(*_):
     f.write(name + ' ' + repr(time.time()) + chr(10))
   sys.exit(0)
 signal.signal(signal.SIGTERM, on_term)
+with open(record + '.starts', 'a') as f:
+  f.write(name + chr(10))
 if seconds < 0:
   while True:
     time.sleep(0.05)
@@ -53,13 +55,34 @@ def _command(tmp_path, name, seconds=-1.0, exit_code=0, role=None):
        str(exit_code)), {}, role or _ROLES.get(group, 'other'))
 
 
-def _run(tmp_path, commands, policy=FAST, stop_after=None, grace=20, host=None):
+def _run(tmp_path, commands, policy=FAST, stop_after=None, grace=20, host=None,
+         stop_at_starts=None):
+  """Supervises `commands`; SIGTERM after `stop_after` seconds, or once the nodes have
+  started `stop_at_starts` times in all (within 120 s)."""
   log_dir = tmp_path / 'logs'
   os.makedirs(log_dir, exist_ok=True)
   if stop_after is not None:
     threading.Timer(stop_after, os.kill, (os.getpid(), signal.SIGTERM)).start()
+  if stop_at_starts is not None:
+    threading.Thread(target=_stop_at_starts, args=(tmp_path, stop_at_starts),
+                     daemon=True).start()
   return supervisor.Supervisor(commands, str(log_dir), str(tmp_path), grace, policy,
                                host=host).run()
+
+
+def _starts(tmp_path) -> int:
+  try:
+    with open(tmp_path / 'stops.starts') as f:
+      return len(f.readlines())
+  except FileNotFoundError:
+    return 0
+
+
+def _stop_at_starts(tmp_path, starts: int, limit_seconds: float = 120.0):
+  deadline = time.time() + limit_seconds
+  while _starts(tmp_path) < starts and time.time() < deadline:
+    time.sleep(0.05)
+  os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _stop_order(tmp_path):
@@ -204,8 +227,10 @@ def test_a_planned_learner_restart_is_immediate_and_not_counted(tmp_path, capsys
   # A learner that exits with the planned-restart code, again and again (each time it
   # "saved"), more often than max_restarts and max_quick_exits would allow a crash.
   code = planned_restart.PLANNED_RESTART_EXIT_CODE
+  # Stopped once the learner has started 7 times and the actor once (not after a fixed
+  # time: a slow machine starts Python processes slowly).
   commands = [_command(tmp_path, 'learner/0', 0.1, code), _command(tmp_path, 'actor/0')]
-  assert _run(tmp_path, commands, stop_after=3.0) == 0
+  assert _run(tmp_path, commands, stop_at_starts=8) == 0
   output = capsys.readouterr().out
   assert output.count('learner/0 restarts as planned') >= 6  # At once, each time.
   assert 'FAILED' not in output
