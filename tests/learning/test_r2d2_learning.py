@@ -11,8 +11,11 @@ BUDGET_FRAMES = 1_000_000
 
 
 def test_cartpole_r2d2_reaches_300_within_1m_frames(tmp_path):
+  # The bound is the frame budget; the time limit only catches a hung run (this test
+  # took 890 s of its former 900 on an AVX2-only 2-core EPYC beside the unit tier).
   reached, best = helpers.train_until_return(tmp_path / 'cartpole_r2d2', TARGET_RETURN,
-                                             BUDGET_FRAMES, config='cartpole_r2d2')
+                                             BUDGET_FRAMES, config='cartpole_r2d2',
+                                             timeout=1500)
   assert reached is not None, f'best (return, frames): {best}'
   print(f"\nCartPole R2D2: mean return {reached['episode_return']:.1f} at "
         f"{reached['frames']} frames, {reached['learner_steps']} learner steps, "
