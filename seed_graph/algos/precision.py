@@ -77,8 +77,9 @@ def choose(torso: str, onednn: bool, flags: FrozenSet[str],
     return 'float32', 'a GPU, where no precision has been measured here'
   if not onednn:
     return 'float32', 'bfloat16 convolutions need oneDNN (onednn=False)'
-  if cpu_bfloat16_problem(flags):
-    return 'float32', cpu_bfloat16_problem(flags)
+  problem = cpu_bfloat16_problem(flags)
+  if problem:
+    return 'float32', problem
   if 'amx_bf16' in flags:
     return 'float32', ('an AMX CPU, whose bfloat16 kernels TensorFlow 2.8 cannot use: '
                        'float32 trained faster there')
