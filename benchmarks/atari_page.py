@@ -92,8 +92,12 @@ def _run_row(run: dict, finished: bool) -> str:
                                      f'{games["std_return"]:,.2f} ({games["episodes"]})')
   evaluator = run.get('final_eval_return')  # Not in runs recorded before it was.
   evaluator = '-' if evaluator is None else f'{evaluator:,.2f}'
+  to_anchor = ('-' if run.get('frames_to_anchor') is None else
+               f'{run["frames_to_anchor"] / 1e6:.1f}M, '
+               f'{_hours(run["wall_clock_to_anchor_seconds"])}')
   return (f'| {run["game"]} | {label(run)} | {run["seed"]} | {run["frames"] / 1e6:.2f}M'
-          f'{state} | {final} | {evaluated} | {evaluator} | {_hours(run["wall_clock_seconds"])} | '
+          f'{state} | {final} | {evaluated} | {evaluator} | {to_anchor} | '
+          f'{_hours(run["wall_clock_seconds"])} | '
           f'{run["frames_per_second"] or 0:,} | `{run["commit"]}` | '
           f'{" ".join(run["overrides"]) or "-"} |')
 
@@ -109,7 +113,8 @@ def page(finished: List[dict], unfinished: List[dict]) -> str:
            'shares. A row is a setting: a config, '
            'and a named variant of it with its overrides. Final return: the mean of the last 100 '
            'whole games (all lives) at the run\'s last record that has one; "to anchor": '
-           'the first record whose mean reaches CleanRL\'s mean. Evaluated: the games '
+           'the first record whose mean reaches CleanRL\'s mean (in every run\'s row, finished '
+           'or not: its frames and the wall-clock to it). Evaluated: the games '
            '`launch.eval` played with a finished run\'s final checkpoint (their number in '
            'brackets; the config\'s evaluation epsilon), a score no restart of the '
            'learner touches. Evaluator: the mean of the evaluator node\'s last games '
@@ -132,7 +137,7 @@ def page(finished: List[dict], unfinished: List[dict]) -> str:
                   'under "Every run".']
   lines += ['', '![Atari curves](atari.png)', '', '## Every run', '',
             '| game | setting | seed | frames | final return | evaluated | evaluator '
-            '| wall-clock | frames/s | commit | overrides |', '| --- ' * 11 + '|']
+            '| to anchor | wall-clock | frames/s | commit | overrides |', '| --- ' * 12 + '|']
   lines += [_run_row(run, True) for run in finished]
   lines += [_run_row(run, False) for run in unfinished]
   lines += ['', 'To train a setting\'s runs (a finished run is skipped, an unfinished one '

@@ -52,6 +52,16 @@ def test_each_setting_is_a_row_of_its_own_with_its_command(tmp_path):
   assert (tmp_path / 'page' / 'atari.png').stat().st_size > 0
 
 
+def test_an_unfinished_run_that_reached_the_anchor_shows_when_on_its_row(tmp_path):
+  root = tmp_path / 'runs'
+  _run(root, 'seed0', 0, [-20.0, 20.5, 20.6], budget=4_000_000)  # 20.5 at 1M, 2 minutes.
+  _run(root, 'seed1', 1, [-20.0, -19.0], budget=4_000_000)
+  atari_report.write(str(root), str(tmp_path / 'page'))
+  page = (tmp_path / 'page' / 'atari.md').read_text()
+  assert '| 1.50M of 4M (unfinished) | 20.60 | - | - | 1.0M, 0.03 h | 0.05 h |' in page
+  assert '| 1.00M of 4M (unfinished) | -19.00 | - | - | - | 0.03 h |' in page
+
+
 def test_a_launch_made_with_other_overrides_than_the_runs_setting_says_so(tmp_path):
   # Started as a variant, then the preset took on its override: the run is the preset's.
   root = tmp_path / 'runs'
