@@ -92,7 +92,7 @@ def _run_row(run: dict, finished: bool) -> str:
                                      f'{games["std_return"]:,.2f} ({games["episodes"]})')
   evaluator = run.get('final_eval_return')  # Not in runs recorded before it was.
   evaluator = '-' if evaluator is None else f'{evaluator:,.2f}'
-  to_anchor = ('-' if run.get('frames_to_anchor') is None else
+  to_anchor = ('-' if run['frames_to_anchor'] is None else
                f'{run["frames_to_anchor"] / 1e6:.1f}M, '
                f'{_hours(run["wall_clock_to_anchor_seconds"])}')
   return (f'| {run["game"]} | {label(run)} | {run["seed"]} | {run["frames"] / 1e6:.2f}M'
