@@ -141,7 +141,8 @@ def page(finished: List[dict], unfinished: List[dict]) -> str:
   lines += [_run_row(run, True) for run in finished]
   lines += [_run_row(run, False) for run in unfinished]
   lines += ['', 'To train a setting\'s runs (a finished run is skipped, an unfinished one '
-            'resumed from its logdir under the suite\'s `--root`):', '']
+            'resumed from its logdir under the suite\'s `--root`, or from its packed file '
+            'in `carried_runs/atari/` where that logdir is missing or behind):', '']
   lines += [f'    {command}' for command in _commands(finished + unfinished)]
   return '\n'.join(lines) + '\n'
 

@@ -2,7 +2,8 @@ r"""The Atari benchmark suite: game x seed to a frame budget, then the results p
 
   python -m benchmarks.atari_suite [--config=atari_cleanrl_vtrace] \
       [--games=Pong,Breakout,BeamRider] [--seeds=0,1] [--frames=40000000] \
-      [--root=runs/atari] [--output_dir=docs/results] [--report_only] [--eval_episodes=10] \
+      [--root=runs/atari] [--carry_dir=carried_runs/atari] [--output_dir=docs/results] \
+      [--report_only] [--eval_episodes=10] \
       [--variant=NAME --config.KEY=VALUE ...]
 
 A smoke run (about a minute): `--games=Pong --seeds=0 --frames=20000 --root=/tmp/suite
@@ -24,7 +25,11 @@ checkpoint (`logging.checkpoint_interval_seconds`). With `--frozen_code` each la
 a copy of the committed HEAD (`runs/code/<commit>`), which edits to the checkout cannot
 reach while it trains: develop beside a long run, commit, and the next launch takes the
 new commit. The default root, `runs/atari`, is
-inside the checkout and ignored by git, so the runs travel with the working tree. Each
+inside the checkout and ignored by git; a checkout that comes back as a clone of what was
+committed has lost it, so each run the suite stops is also packed, its newest checkpoint
+and records, into a file git tracks (`carried_runs/atari/<game>/<run>.tar.xz`, see
+`benchmarks.carried_runs`): commit it, and the next launch on any clone unpacks it and
+resumes. Each
 launch appends the checkout's commit to `<run>/suite.json`, and a run resumed with a
 different `--frames` records the change there (the learning rate decays linearly to 0 at
 the budget, so the page shows it beside the run). A finished run's final checkpoint then
@@ -50,6 +55,7 @@ from absl import app
 from absl import flags
 
 from benchmarks import atari_report
+from benchmarks import carried_runs
 from benchmarks import code_snapshots
 from seed_graph.launch.runs import config_args
 
@@ -58,10 +64,16 @@ _CONFIG = flags.DEFINE_string('config', 'atari_cleanrl_vtrace',
 _GAMES = flags.DEFINE_list('games', ['Pong', 'Breakout', 'BeamRider'], 'Atari games.')
 _SEEDS = flags.DEFINE_list('seeds', ['0', '1'], 'Seeds, one run each per game.')
 _FRAMES = flags.DEFINE_integer('frames', 40_000_000, 'Environment frames per run.')
-# Inside the checkout, which git ignores (.gitignore): a run's logdir and checkpoints
-# travel with the working tree; one kept beside it was lost with its machine.
+# Inside the checkout, which git ignores (.gitignore): a logdir kept beside it was lost
+# with its machine, and one inside it with a checkout cloned afresh (hence carry_dir).
 _ROOT = flags.DEFINE_string('root', 'runs/atari', 'Where the runs\' logdirs go.')
+# Tracked by git: a run's resume point that outlives its logdir (benchmarks.carried_runs).
+DEFAULT_CARRY_DIR = 'carried_runs/atari'
 _OUTPUT = flags.DEFINE_string('output_dir', 'docs/results', 'Where the page goes.')
+_CARRY_DIR = flags.DEFINE_string(
+    'carry_dir', None, 'Where each stopped run is packed for git to carry, and unpacked '
+    'from before a launch (benchmarks.carried_runs); "" packs nothing. Default: '
+    f'{DEFAULT_CARRY_DIR} with the default --root, nothing with another.')
 _REPORT_ONLY = flags.DEFINE_bool('report_only', False, 'Write the page; train nothing.')
 _VARIANT = flags.DEFINE_string('variant', '', 'A name for a setting other than the '
                                'config as it is (its --config.KEY=VALUE overrides): part '
@@ -137,6 +149,17 @@ def run_dir(game: str, seed: int) -> str:
   return os.path.join(_ROOT.value, game, '-'.join(parts + [f'seed{seed}']))
 
 
+def carried_file(game: str, seed: int) -> Optional[str]:
+  """Where the run is carried (`<carry_dir>/<game>/<run>.tar.xz`), or None."""
+  carry_dir = _CARRY_DIR.value
+  if carry_dir is None:
+    carry_dir = DEFAULT_CARRY_DIR if _ROOT.value == _ROOT.default else ''
+  if not carry_dir:
+    return None
+  run = os.path.relpath(run_dir(game, seed), _ROOT.value)
+  return os.path.join(carry_dir, run + carried_runs.SUFFIX)
+
+
 def _code() -> Tuple[str, Optional[str], dict]:
   """(the commit a launch runs, the frozen copy of it to run from or None, the
   environment to run with)."""
@@ -189,25 +212,46 @@ def evaluate(game: str, seed: int) -> int:
                            cwd=tree, env=env, stdout=output, stderr=subprocess.STDOUT)
 
 
+def _unpack_carried(game: str, seed: int) -> None:
+  """Puts the carried run in place of a logdir that is missing or behind it."""
+  carried, run = carried_file(game, seed), run_dir(game, seed)
+  said = carried and carried_runs.unpack(carried, run, atari_report.frames_trained(run))
+  if said:
+    print(f'[atari_suite] {game} seed {seed}: {said}', flush=True)
+    check_setting(game, seed)
+
+
+def _pack_carried(game: str, seed: int) -> None:
+  carried, run = carried_file(game, seed), run_dir(game, seed)
+  if carried and carried_runs.pack(run, carried, atari_report.frames_trained(run)):
+    print(f'[atari_suite] {game} seed {seed}: packed into {carried}; commit it to carry '
+          'the run to another checkout', flush=True)
+
+
 def finish(game: str, seed: int) -> None:
-  """Trains (or resumes) one run to the budget and evaluates it; exits with one line if
-  either fails or is interrupted (the run stopped and saved)."""
+  """Trains (or resumes) one run to the budget and evaluates it, then packs it for git to
+  carry; exits with one line if either fails or is interrupted (the run stopped, saved
+  and packed)."""
   run = run_dir(game, seed)
+  _unpack_carried(game, seed)
   try:
     trained = atari_report.frames_trained(run) >= _FRAMES.value
     if trained:
       print(f'[atari_suite] {game} seed {seed}: complete', flush=True)
     code = 0 if trained else train(game, seed)
-    if code:
-      sys.exit(f'error: {game} seed {seed} failed (launcher exit code {code}); see '
-               f'{os.path.join(run, "launcher.out")}')
-    code = evaluate(game, seed)
+    failed = code and (f'error: {game} seed {seed} failed (launcher exit code {code}); '
+                       f'see {os.path.join(run, "launcher.out")}')
+    code = 0 if failed else evaluate(game, seed)
+    failed = failed or code and (
+        f'error: evaluating {game} seed {seed} failed (launch.eval exit code {code}); '
+        f'see {os.path.join(run, "launcher.out")}')
   except KeyboardInterrupt:
+    _pack_carried(game, seed)
     sys.exit(f'[atari_suite] interrupted: {game} seed {seed} stopped and saved; the '
              'same command resumes it')
-  if code:
-    sys.exit(f'error: evaluating {game} seed {seed} failed (launch.eval exit code {code}); '
-             f'see {os.path.join(run, "launcher.out")}')
+  _pack_carried(game, seed)
+  if failed:
+    sys.exit(failed)
 
 
 def check_flags(seeds) -> None:

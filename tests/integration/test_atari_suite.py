@@ -1,14 +1,16 @@
-"""`benchmarks.atari_suite`: a run stopped with SIGTERM saves and resumes to a larger
-budget, the results page shows the change, a complete run is not trained again, and
+"""`benchmarks.atari_suite`: a run stopped with SIGTERM saves, is packed for git to carry,
+and resumes from the packed file alone to a larger budget, the results page shows the change, a complete run is not trained again, and
 another config's runs have directories of their own. Pong on the smallest settings."""
 
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 
+from benchmarks import carried_runs
 from tests import helpers
 from tests.benchmark_runs import TIMEOUT, run_benchmark
 
@@ -50,16 +52,23 @@ def _killed_once_training(suite, run) -> int:
 def test_atari_suite(tmp_path):
   helpers.needs('ale_py')
   root, output = tmp_path / 'runs', tmp_path / 'results'
+  carried = tmp_path / 'carried' / 'Pong' / 'seed3.tar.xz'
   suite = ('atari_suite', '--games=Pong', '--seeds=3', f'--root={root}',
-           f'--output_dir={output}', '--config.actors.num=1',
+           f'--carry_dir={tmp_path / "carried"}', f'--output_dir={output}',
+           '--config.actors.num=1',
            '--config.actors.env_batch_size=4', '--config.evaluators.num=0',
            '--config.learner.batch_size=4', '--config.learner.minibatches=2',
            '--config.logging.interval_seconds=1', '--eval_episodes=1')
   # Started as `nohup ... &` starts it (SIGINT ignored), `kill` stops the run in order.
   interrupted = _killed_once_training(suite + ('--frames=20000',), root / 'Pong' / 'seed3')
-  # Resumed to a larger budget: the change is on the page.
+  # Packed as it stopped; a clone of the repository has the packed file, not the logdir:
+  # the run resumes from the file, to a larger budget (the change is on the page).
+  assert carried_runs.manifest(str(carried))['frames'] == interrupted
+  shutil.rmtree(root)
   suite += ('--frames=24000',)
-  run_benchmark(*suite)
+  out = run_benchmark(*suite)
+  assert f'Pong seed 3: unpacked {carried} ({interrupted} frames' in out
+  assert 'resuming from ' in (root / 'Pong' / 'seed3' / 'launcher.out').read_text()
   with open(output / 'atari.json') as f:
     (run,) = json.load(f)['runs']
   assert (run['game'], run['seed'], run['budget']) == ('Pong', 3, 24000)
@@ -73,6 +82,7 @@ def test_atari_suite(tmp_path):
   assert run['evaluated'] == {'mean_return': evaluated['mean_return'], 'std_return': 0.0,
                               'episodes': 1, 'epsilon': evaluated['epsilon']}
   assert -21 <= evaluated['mean_return'] <= 0
+  assert carried_runs.manifest(str(carried))['frames'] == run['frames']  # Packed again.
   # Another setting in that run's directory fails before training, naming the way out.
   other = subprocess.run([sys.executable, '-m', 'benchmarks.atari_suite', *suite[1:],
                           '--config.learner.epochs=2'], cwd=helpers.REPO,
