@@ -123,7 +123,7 @@ def page(finished: List[dict], unfinished: List[dict]) -> str:
            'it includes. Wall-clock counts the '
            'learner\'s running time (a resumed run\'s segments added up). V-trace\'s '
            'learning rate decays linearly to 0 at a run\'s budget: one whose budget changed says '
-           'so. Runs made elsewhere are carried from the previous JSONs (`atari.json`, '
+           'so. Runs made elsewhere are kept from the previous JSONs (`atari.json`, '
            'and `r2d2.json` for R2D2\'s runs). What '
            'CleanRL\'s own script needs for its 40M frames on the machine these ran on, '
            'measured side by side with the preset, is in '

@@ -134,22 +134,22 @@ def _identity(run: dict) -> tuple:
   return (*atari_page.setting(run), run['seed'], run['commit'].split(',')[0].split()[0])
 
 
-def carried_runs(output: str, present: List[dict]) -> List[dict]:
+def recorded_runs(output: str, present: List[dict]) -> List[dict]:
   """The runs of the JSONs already in `output` (finished and unfinished) that `present`
   (the runs read from logdirs here) does not hold: runs made on another machine, or whose
   logdirs are gone, stay on the page. A logdir here supersedes its run's record."""
-  carried = []
+  recorded = []
   for path in sorted(glob.glob(os.path.join(output, '*.json'))):
     with open(path) as f:
       page = json.load(f)
     if not isinstance(page, dict) or 'runs' not in page:
       continue  # Not a page of runs.
-    carried += [dict(run, config=config_args.setting_name(run['config']))
+    recorded += [dict(run, config=config_args.setting_name(run['config']))
                 for run in page['runs'] + page.get('unfinished', [])]
-  for run in carried:  # Recorded before runs named their algorithm.
+  for run in recorded:  # Recorded before runs named their algorithm.
     run.setdefault('algorithm', algorithm(run['config'], run['overrides']))
   here = {_identity(run) for run in present}
-  return [run for run in carried if _identity(run) not in here]
+  return [run for run in recorded if _identity(run) not in here]
 
 
 def sparse(run: dict, points: int = CURVE_POINTS) -> dict:
@@ -164,7 +164,7 @@ def sparse(run: dict, points: int = CURVE_POINTS) -> dict:
 def write(root: str, output: str) -> List[str]:
   """Writes the page, a JSON per algorithm and the picture into `output`; their paths."""
   runs = read_runs(root)
-  runs += carried_runs(output, runs)
+  runs += recorded_runs(output, runs)
   finished = [run for run in runs if run['frames'] >= run['budget']]
   unfinished = [run for run in runs if run['frames'] < run['budget']]
   os.makedirs(output, exist_ok=True)
