@@ -1,6 +1,7 @@
 """Shipped agents (`seed_graph.launch.pretrained`): a run's final weights, without the
 optimizer, as float16, load by checkpoint key into a learner built from the run's config
-and act as the run's own checkpoint does; the shipped Pong agent loads and plays."""
+and act as the run's own checkpoint does (`benchmarks.shipped_agent` shows where they part
+and leaves the checkpoint's games as they are); each shipped agent loads and plays."""
 
 import json
 import os
@@ -10,9 +11,12 @@ import sys
 import numpy as np
 import pytest
 
+from benchmarks import shipped_agent
 from seed_graph.algos.vtrace import learning as vtrace_learner
+from seed_graph.config import id_ranges
 from seed_graph.config import record as config_record
 from seed_graph.inference import messages
+from seed_graph.launch import eval as eval_lib
 from seed_graph.launch import pretrained
 from seed_graph.nodes.learner import shell as learner_lib
 from tests import helpers
@@ -75,13 +79,39 @@ def test_a_value_that_does_not_fit_is_named(tmp_path):
     pretrained.load('Nope', str(tmp_path), str(tmp_path / 'shipped'))
 
 
-def test_the_shipped_pong_agent_loads_and_plays():
+def test_the_side_by_side_play_shows_where_the_shipped_agent_parts(tmp_path):
+  config, _ = _trained_run(tmp_path)
+  pretrained.export(config.logdir, 'Pole', str(tmp_path / 'shipped'))
+  games = shipped_agent.compare(config.logdir, 'Pole', str(tmp_path / 'shipped'),
+                                episodes=2, seed=7, max_steps=300)
+  # The checkpoint's own games, as launch.eval plays them (greedy: epsilon 0).
+  run_config = eval_lib.load_config(config.logdir)
+  learner = eval_lib.make_learner(run_config)
+  learner.restore(eval_lib.checkpoint_path(config.logdir, None)).expect_partial()
+  parse = messages.RequestParser((4,), np.float32, id_ranges.num_training_envs(run_config),
+                                 id_ranges.num_envs(run_config), max_rows=1)
+  for episode, game in enumerate(games):
+    episode_return, steps, _ = eval_lib.play_episode(
+        learner, parse, run_config, 7 + episode, 300)
+    assert (game['episode_return'], game['steps']) == (episode_return, steps)
+    # float16 moves the logits a little, and it is measured; an action can flip only
+    # where the checkpoint's two best logits are within twice that.
+    assert 0 < game['max_logit_difference'] < 0.05
+    assert all(0 <= d['checkpoint_gap'] <= 2 * game['max_logit_difference']
+               and d['checkpoint_action'] != d['shipped_action'] and d['step'] < steps
+               for d in game['greedy_differs'])
+
+
+@pytest.mark.parametrize('name', ['Pong', 'BeamRider'])
+def test_a_shipped_agent_loads_and_plays(name):
   helpers.needs('ale_py')
-  assert 'Pong' in pretrained.names()
-  assert os.path.getsize(os.path.join(pretrained.FOLDER, 'Pong.npz')) <= 4_000_000
-  result = subprocess.run([sys.executable, '-m', 'seed_graph.launch.eval', '--pretrained=Pong',
+  assert name in pretrained.names()
+  assert os.path.getsize(os.path.join(pretrained.FOLDER, f'{name}.npz')) <= 4_000_000
+  with open(os.path.join(pretrained.FOLDER, f'{name}.json')) as f:
+    steps = json.load(f)['learner_steps']
+  result = subprocess.run([sys.executable, '-m', 'seed_graph.launch.eval', f'--pretrained={name}',
                            '--episodes=1', '--max_episode_steps=200'], cwd=helpers.REPO,
                           capture_output=True, text=True, timeout=240)
   assert result.returncode == 0, result.stderr[-3000:]
-  assert 'evaluating the shipped agent Pong (learner step 4845' in result.stdout
+  assert f'evaluating the shipped agent {name} (learner step {steps}' in result.stdout
   assert 'episode 0: return' in result.stdout and '200 steps (truncated)' in result.stdout
