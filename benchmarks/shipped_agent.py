@@ -33,6 +33,7 @@ from seed_graph.config import id_ranges
 from seed_graph.inference import messages
 from seed_graph.launch import eval as eval_lib
 from seed_graph.launch import pretrained
+from seed_graph.nodes.learner import shell as learner_lib
 
 FLAGS = flags.FLAGS  # launch.eval's, and these two:
 _SHIPPED = flags.DEFINE_string('shipped', None, 'The shipped agent made from --logdir\'s '
@@ -45,12 +46,12 @@ class SideBySide:
   and where their greedy actions differ is recorded (the played action is the first
   learner's)."""
 
-  def __init__(self, played, shipped):
+  def __init__(self, played: learner_lib.Learner, shipped: learner_lib.Learner):
     self._play, self._shipped = played.run_policy, shipped
     played.run_policy = self  # infer_batch calls it with the step's whole inputs.
     self.reset()
 
-  def reset(self):
+  def reset(self) -> None:
     self.steps, self.max_logit_difference, self.differences = 0, 0.0, []
 
   def __call__(self, device: int, *inputs):
