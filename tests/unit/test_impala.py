@@ -166,9 +166,10 @@ def _np_log_softmax(x):
   return x - np.log(np.exp(x).sum(-1, keepdims=True))
 
 
-def _np_clipped_surrogate(inputs, epsilon, normalize, discount=0.99):
-  """PPO's clipped surrogate on V-trace advantages, in NumPy, one step at a time.
-  Returns (loss, share of ratios outside the clip)."""
+def _np_clipped_surrogate(inputs, epsilon, normalize, discount=0.99, proximal_logits=None):
+  """PPO's clipped surrogate on V-trace advantages, in NumPy, one step at a time, its
+  clip centred on mu or on `proximal_logits` (decoupled PPO: each term weighted by
+  min(1, pi_prox / mu)). Returns (loss, share of ratios outside the clip)."""
   logits = inputs['learner_outputs'].policy_logits.numpy()
   baseline = inputs['learner_outputs'].baseline.numpy()
   actions = inputs['actions'].numpy()
@@ -192,9 +193,14 @@ def _np_clipped_surrogate(inputs, epsilon, normalize, discount=0.99):
   advantages = rewards + discounts * vs_next - values
   if normalize:
     advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
-  clipped = np.clip(rhos, 1 - epsilon, 1 + epsilon)
-  loss = -np.mean(np.minimum(rhos * advantages, clipped * advantages))
-  return loss, np.mean(np.abs(rhos - 1) > epsilon)
+  ratios, weights = rhos, 1.0
+  if proximal_logits is not None:
+    proximal_rhos = np.exp(pick(_np_log_softmax(proximal_logits)) -
+                           pick(_np_log_softmax(inputs['behaviour_logits'].numpy())))
+    ratios, weights = rhos / proximal_rhos, np.minimum(1.0, proximal_rhos)
+  clipped = np.clip(ratios, 1 - epsilon, 1 + epsilon)
+  loss = -np.mean(weights * np.minimum(ratios * advantages, clipped * advantages))
+  return loss, np.mean(np.abs(ratios - 1) > epsilon)
 
 
 @pytest.mark.parametrize('normalize', [False, True])
@@ -208,6 +214,24 @@ def test_clipped_surrogate_matches_numpy(normalize):
   assert 0 < expected_clipped < 1
   impala_policy = _loss(**inputs).policy_loss.numpy()
   assert abs(impala_policy - terms.policy_loss.numpy()) > 1e-4
+
+
+def test_a_clip_centred_on_a_proximal_policy_matches_numpy():
+  inputs = _inputs(num_steps=7, batch=4, seed=11)
+  proximal = np.random.default_rng(12).normal(size=(7, 4, 4)).astype(np.float32)
+  terms = _loss(**inputs, policy_clip=0.2, proximal_logits=tf.constant(proximal))
+  expected_loss, expected_clipped = _np_clipped_surrogate(inputs, 0.2, False,
+                                                          proximal_logits=proximal)
+  np.testing.assert_allclose(terms.policy_loss.numpy(), expected_loss, rtol=1e-4,
+                             atol=1e-6)
+  np.testing.assert_allclose(terms.clip_fraction.numpy(), expected_clipped, rtol=1e-6)
+  assert abs(expected_loss - _np_clipped_surrogate(inputs, 0.2, False)[0]) > 1e-3
+  # Centred on mu itself, it is APPO's surrogate: every weight 1.
+  at_mu = _loss(**inputs, policy_clip=0.2, proximal_logits=inputs['behaviour_logits'])
+  np.testing.assert_allclose(at_mu.policy_loss.numpy(),
+                             _loss(**inputs, policy_clip=0.2).policy_loss.numpy(), rtol=1e-5)
+  # The value and entropy terms do not depend on the centre.
+  assert terms.baseline_loss.numpy() == at_mu.baseline_loss.numpy()
 
 
 def test_behaviour_kl_matches_numpy_and_is_zero_on_policy():

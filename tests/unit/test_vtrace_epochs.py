@@ -48,3 +48,24 @@ def test_off_policy_figures_are_zero_on_fresh_data_and_grow_as_it_goes_stale(tmp
   assert stale['update_applied'] is True
   assert stale['behaviour_kl'] > 0.01 and stale['clip_fraction'] > 0.2
   assert stale['policy_lag'] == 5.0
+
+
+def test_a_clip_centred_on_the_batch_start_counts_only_this_batch_s_steps(tmp_path):
+  """Decoupled PPO (`learner.policy_clip_center='batch_start'`): data that waited in the
+  queue is as far from the policy as ever (behaviour KL), but the clip measures only the
+  batch's own steps, so a batch's first step clips nothing."""
+  learner = _learner(tmp_path, **{'learner.learning_rate': 0.05,
+                                  'learner.learning_rate_decay': False,
+                                  'learner.policy_clip_center': 'batch_start'})
+  batch = helpers.queued_vtrace_unrolls(learner, np.random.default_rng(2))
+  for _ in range(6):  # As stale as in the test above.
+    stale = learner.algorithm.train(batch)
+  assert stale['update_applied'] is True and np.isfinite(stale['total_loss'])
+  assert stale['behaviour_kl'] > 0.01 and stale['policy_lag'] == 5.0
+  assert stale['clip_fraction'] == 0.0
+  # Two steps on one batch: the second is measured against the first one's policy.
+  learner = _learner(tmp_path / 'epochs', **{
+      'learner.learning_rate': 0.05, 'learner.learning_rate_decay': False,
+      'learner.policy_clip_center': 'batch_start', 'learner.epochs': 2})
+  batch = helpers.queued_vtrace_unrolls(learner, np.random.default_rng(2))
+  assert learner.algorithm.train(batch)['clip_fraction'] > 0.0

@@ -60,6 +60,14 @@ LEARNER_KEYS = {
                        'unrolls; must divide batch_size.', positive),
     'policy_clip': Key(0.0, "PPO's clipped surrogate on V-trace advantages, epsilon "
                        "(0: IMPALA's policy gradient).", in_range(0.0, 1.0)),
+    'policy_clip_center': Key('behaviour', "The policy PPO's clip keeps the trained one "
+                              "near: 'behaviour', the one that acted (APPO), or "
+                              "'batch_start', the one the batch's first gradient step "
+                              'found (decoupled PPO: then the ratio of that policy to the '
+                              'acting one, at most clip_pg_rho_threshold, weights the '
+                              'surrogate). Data waits in the queue for learner steps '
+                              '(the policy lag) that the first counts against the clip.',
+                              one_of('behaviour', 'batch_start')),
     'normalize_advantages': Key(False, 'Standardize the policy-gradient advantages '
                                 'over each gradient step\'s batch.'),
 }
@@ -73,6 +81,9 @@ def check(config: ml_collections.ConfigDict, spec: base.EnvironmentSpec) -> None
   if learner.batch_size % learner.minibatches:
     raise ConfigError(f'learner.minibatches: {learner.minibatches} does not divide '
                       f'learner.batch_size={learner.batch_size}')
+  if learner.policy_clip_center != 'behaviour' and not learner.policy_clip:
+    raise ConfigError(f'learner.policy_clip_center={learner.policy_clip_center!r} '
+                      'centres a clip there is not: set learner.policy_clip > 0')
   minibatch = learner.batch_size // learner.minibatches
   if learner.training_devices and minibatch % learner.training_devices:
     raise ConfigError(f'learner.minibatches: minibatches of {minibatch} unrolls do not '

@@ -9,7 +9,8 @@ recording blocks, so inference and every actor wait rather than drop data. Witho
 `learner.collect_while_training`, inference also waits from the moment a batch is
 complete until it is trained: collect, then train, as PPO does. A batch is
 trained on `learner.epochs` times, each time in `learner.minibatches` gradient steps on
-a random share of its unrolls (APPO; one step on the whole batch by default).
+a random share of its unrolls (APPO; one step on the whole batch by default), PPO's
+clip centred on the acting policy or on the batch's first (`learner.policy_clip_center`).
 """
 
 import queue
@@ -65,6 +66,8 @@ class VTrace(base.Algorithm):
     self.unroll_queue = queue.Queue(maxsize=learner.queue_capacity)
     self._pending = []
     self._train_fn = tf.function(self._train_step)
+    self._policy_logits_fn = tf.function(
+        lambda steps, state: self._unroll_with_state(steps, state)[0].policy_logits)
     self._rng = np.random.default_rng(config.seed)
     # Gradient steps taken by this process: the version of the policy inference uses.
     self._policy_version = 0
@@ -160,6 +163,10 @@ class VTrace(base.Algorithm):
     learner = self._config.learner
     steps, states = self.stack(batch)
     versions = steps.pop('policy_versions')
+    if learner.policy_clip and learner.policy_clip_center == 'batch_start':
+      # The clip's centre for every epoch: the policy before the batch's first step.
+      steps['proximal_logits'] = np.asarray(
+          self._policy_logits_fn(steps, states), np.float32)
     size = learner.batch_size // learner.minibatches
     applied, figures = True, []
     for _ in range(learner.epochs):
@@ -198,7 +205,8 @@ class VTrace(base.Algorithm):
         clip_rho_threshold=learner.clip_rho_threshold,
         clip_pg_rho_threshold=learner.clip_pg_rho_threshold,
         policy_clip=learner.policy_clip,
-        normalize_advantages=learner.normalize_advantages)
+        normalize_advantages=learner.normalize_advantages,
+        proximal_logits=steps.get('proximal_logits'))
     means = terms._asdict()
     # Mean |state| of the core after the unroll. An LSTM cell in the tens or hundreds has
     # saturated gates and ignores its inputs (the Pong runs' failure): watch it grow.

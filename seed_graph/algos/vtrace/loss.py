@@ -14,6 +14,9 @@ clipped surrogate on V-trace's advantages, as in Sample Factory's APPO (`policy_
 with r_t = pi(a_t|x_t) / mu(a_t|x_t) and A_t = r_t + gamma v_{t+1} - V(x_t), the loss is
 -min(r_t A_t, clip(r_t, 1 - eps, 1 + eps) A_t); the importance weight is then in the
 surrogate, not in A_t. `normalize_advantages` standardizes A_t over the batch first.
+Given `proximal_logits` (a policy between mu and pi, e.g. pi as the batch's first step
+found it: decoupled PPO, Hilton et al. 2021), the clip keeps pi near it instead:
+r_t = pi / pi_prox, and the surrogate is weighted by min(rho-bar_pg, pi_prox / mu).
 """
 
 import collections
@@ -46,7 +49,8 @@ def impala_loss(learner_outputs, behaviour_logits: tf.Tensor, actions: tf.Tensor
                 entropy_cost: float, reward_clipping: str = 'none',
                 reward_scale: float = 1.0, lambda_: float = 1.0,
                 clip_rho_threshold: float = 1.0, clip_pg_rho_threshold: float = 1.0,
-                policy_clip=0.0, normalize_advantages=False):
+                policy_clip=0.0, normalize_advantages=False,
+                proximal_logits: Optional[tf.Tensor] = None):
   """Loss of one batch of unrolls.
 
   Args:
@@ -64,6 +68,7 @@ def impala_loss(learner_outputs, behaviour_logits: tf.Tensor, actions: tf.Tensor
     lambda_, clip_rho_threshold, clip_pg_rho_threshold: V-trace parameters.
     policy_clip: 0 for IMPALA's policy gradient; eps > 0 for the clipped surrogate.
     normalize_advantages: standardize the policy-gradient advantages over the batch.
+    proximal_logits: `[T+1, B, A]` or None, the policy the clip is centred on (None: mu).
 
   Returns:
     LossTerms (scalars; means over time and batch): with `clip_fraction` the share of
@@ -71,13 +76,11 @@ def impala_loss(learner_outputs, behaviour_logits: tf.Tensor, actions: tf.Tensor
     `behaviour_kl` the mean KL(mu || pi), how far the policy has moved since it acted.
   """
   target_logits = learner_outputs.policy_logits[:-1]
-  values = learner_outputs.baseline[:-1]
-  bootstrap_value = learner_outputs.baseline[-1]
+  values, bootstrap_value = learner_outputs.baseline[:-1], learner_outputs.baseline[-1]
   taken_actions = actions[:-1]
   transition_rewards, discounts = _transitions(
       rewards, dones, truncations, values, discount=discount,
       reward_clipping=reward_clipping, reward_scale=reward_scale)
-
   target_log_probs = _log_probs(target_logits, taken_actions)
   behaviour_log_probs = _log_probs(behaviour_logits[:-1], taken_actions)
   returns = vtrace.from_importance_weights(
@@ -88,11 +91,12 @@ def impala_loss(learner_outputs, behaviour_logits: tf.Tensor, actions: tf.Tensor
 
   advantages = returns.pg_advantages if not policy_clip else _advantages(
       returns.vs, transition_rewards, discounts, values, bootstrap_value)
-  if normalize_advantages:
-    mean, variance = tf.nn.moments(advantages, axes=[0, 1])
-    advantages = (advantages - mean) / (tf.sqrt(variance) + 1e-8)
-  policy_loss, clip_fraction = _policy_loss(target_log_probs, behaviour_log_probs,
-                                            advantages, policy_clip)
+  advantages = _standardized(advantages) if normalize_advantages else advantages
+  proximal_log_probs = None if proximal_logits is None else tf.stop_gradient(
+      _log_probs(proximal_logits[:-1], taken_actions))
+  policy_loss, clip_fraction = _policy_loss(
+      target_log_probs, behaviour_log_probs, advantages, policy_clip,
+      proximal_log_probs, clip_pg_rho_threshold)
   baseline_loss = 0.5 * tf.reduce_mean(tf.square(returns.vs - values))
   entropy, behaviour_kl = _entropy_and_kl(target_logits, behaviour_logits[:-1])
   entropy_loss = -entropy
@@ -129,17 +133,29 @@ def _log_probs(logits: tf.Tensor, actions: tf.Tensor):
   return -tf.nn.sparse_softmax_cross_entropy_with_logits(labels=actions, logits=logits)
 
 
-def _policy_loss(target_log_probs, behaviour_log_probs, advantages, policy_clip: float):
+def _policy_loss(target_log_probs, behaviour_log_probs, advantages, policy_clip: float,
+                 proximal_log_probs: Optional[tf.Tensor] = None, clip_pg_rho: float = 1.0):
   """(loss, share of ratios outside the clip). `policy_clip` 0: IMPALA's policy gradient
   (the advantages carry V-trace's importance weight); otherwise PPO's clipped surrogate
-  with ratios r_t = pi / mu."""
+  with ratios r_t = pi / mu, or with `proximal_log_probs` r_t = pi / pi_prox, each
+  step's term weighted by min(clip_pg_rho, pi_prox / mu)."""
   if not policy_clip:
     return -tf.reduce_mean(target_log_probs * advantages), tf.constant(0.0)
-  ratios = tf.exp(target_log_probs - behaviour_log_probs)
+  weights, centre_log_probs = None, behaviour_log_probs
+  if proximal_log_probs is not None:
+    centre_log_probs = proximal_log_probs
+    weights = tf.minimum(clip_pg_rho, tf.exp(proximal_log_probs - behaviour_log_probs))
+  ratios = tf.exp(target_log_probs - centre_log_probs)
   clipped = tf.clip_by_value(ratios, 1.0 - policy_clip, 1.0 + policy_clip)
-  loss = -tf.reduce_mean(tf.minimum(ratios * advantages, clipped * advantages))
+  surrogate = tf.minimum(ratios * advantages, clipped * advantages)
+  loss = -tf.reduce_mean(surrogate if weights is None else weights * surrogate)
   outside = tf.abs(tf.stop_gradient(ratios) - 1.0) > policy_clip
   return loss, tf.reduce_mean(tf.cast(outside, tf.float32))
+
+
+def _standardized(advantages: tf.Tensor) -> tf.Tensor:
+  mean, variance = tf.nn.moments(advantages, axes=[0, 1])
+  return (advantages - mean) / (tf.sqrt(variance) + 1e-8)
 
 
 def _advantages(vs, rewards: tf.Tensor, discounts: tf.Tensor, values: tf.Tensor,
