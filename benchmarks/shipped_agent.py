@@ -28,9 +28,6 @@ from absl import app
 from absl import flags
 import numpy as np
 
-from seed_graph import envs
-from seed_graph.config import id_ranges
-from seed_graph.inference import messages
 from seed_graph.launch import eval as eval_lib
 from seed_graph.launch import pretrained
 from seed_graph.nodes.learner import shell as learner_lib
@@ -86,10 +83,7 @@ def compare(logdir: str, name: str, folder: str = pretrained.FOLDER, episodes: i
     learner.restore(eval_lib.checkpoint_path(logdir, checkpoint)
                     ).expect_partial()
     side_by_side = SideBySide(learner, shipped)
-    info = envs.read_spec(learner.env_config)
-    parse = messages.RequestParser(info.observation_shape, info.observation_dtype,
-                                   id_ranges.num_training_envs(config),
-                                   id_ranges.num_envs(config), max_rows=1)
+    parse = eval_lib.request_parser(learner, config)
     games = []
     for episode in range(episodes):
       side_by_side.reset()

@@ -116,6 +116,16 @@ def checkpoint_path(logdir: str, name) -> str:
   return path
 
 
+def request_parser(learner: learner_lib.Learner,
+                   config: ml_collections.ConfigDict) -> messages.RequestParser:
+  """Reads the one row an evaluation's environment sends at a time, as the
+  inference server would (`play_episode`'s `parse`)."""
+  info = envs.read_spec(learner.env_config)
+  return messages.RequestParser(info.observation_shape, info.observation_dtype,
+                                id_ranges.num_training_envs(config),
+                                id_ranges.num_envs(config), max_rows=1)
+
+
 def play_episode(learner, parse, config: ml_collections.ConfigDict, seed: int,
                  max_steps: int, video=None):
   """One episode from a fresh environment: (return, steps, truncated)."""
@@ -170,9 +180,7 @@ def evaluate(logdir: Optional[str], scratch: str):
   learner = make_learner(config)
   learner.restore(checkpoint).expect_partial()  # The optimizer's slots are not needed.
   info = envs.read_spec(learner.env_config)
-  parse = messages.RequestParser(info.observation_shape, info.observation_dtype,
-                                 id_ranges.num_training_envs(config),
-                                 id_ranges.num_envs(config), max_rows=1)
+  parse = request_parser(learner, config)
   print(f'evaluating {path} (learner step {learner.learner_steps}, epsilon '
         f'{config.evaluators.epsilon})', flush=True)
   results = []

@@ -13,7 +13,6 @@ import pytest
 
 from benchmarks import shipped_agent
 from seed_graph.algos.vtrace import learning as vtrace_learner
-from seed_graph.config import id_ranges
 from seed_graph.config import record as config_record
 from seed_graph.inference import messages
 from seed_graph.launch import eval as eval_lib
@@ -88,8 +87,7 @@ def test_the_side_by_side_play_shows_where_the_shipped_agent_parts(tmp_path):
   run_config = eval_lib.load_config(config.logdir)
   learner = eval_lib.make_learner(run_config)
   learner.restore(eval_lib.checkpoint_path(config.logdir, None)).expect_partial()
-  parse = messages.RequestParser((4,), np.float32, id_ranges.num_training_envs(run_config),
-                                 id_ranges.num_envs(run_config), max_rows=1)
+  parse = eval_lib.request_parser(learner, run_config)
   for episode, game in enumerate(games):
     episode_return, steps, _ = eval_lib.play_episode(
         learner, parse, run_config, 7 + episode, 300)
