@@ -1,10 +1,12 @@
 """How busy the whole machine was during each slow test, printed after pytest's own
 `--durations` table: the busy CPU time of every process (daemons and namespace hosts
-included, from /proc/stat) over the test's wall-clock, as a share of all CPUs.
+included, from /proc/stat) over the test's wall-clock, as a share of all CPUs; then the
+same for each test file, every test of it summed, longest first.
 
 Why: the suite is long, and only tests that leave CPUs idle (waiting out timeouts,
 restarts, a lost host) can share the machine with another test without slowing it.
-This table says which ones do. It is meaningful only when nothing else runs beside the
+This table says which ones do; the files' table is what splitting the suite into
+processes that run side by side has to balance. It is meaningful only when nothing else runs beside the
 suite (CI, a clean-clone run); beside a training run it only shows the sum of both."""
 
 import os
@@ -50,3 +52,12 @@ def pytest_terminal_summary(terminalreporter):
                              'slowest tests (setup, call and teardown)')
   for test, (wall, busy) in slowest:
     terminalreporter.write_line(f'{wall:8.1f} s {busy / wall / cpus:5.0%} busy  {test}')
+  files: Dict[str, Tuple[float, float]] = {}
+  for test, (wall, busy) in _cpu_use.items():
+    path = test.split('::')[0]
+    file_wall, file_busy = files.get(path, (0.0, 0.0))
+    files[path] = (file_wall + wall, file_busy + busy)
+  terminalreporter.write_sep('=', 'each test file: its tests\' wall-clock summed, how busy')
+  for path, (wall, busy) in sorted(files.items(), key=lambda entry: -entry[1][0]):
+    terminalreporter.write_line(f'{wall:8.1f} s {busy / max(wall, 1e-9) / cpus:5.0%} busy  '
+                                f'{path}')
