@@ -31,7 +31,7 @@ def get_config():
   config.env.full_action_space = False
   config.env.episodic_life = True
   config.env.fire_reset = True
-  config.env.max_episode_frames = 100_000
+  config.env.max_episode_frames = 100_000     # As atari_cleanrl_vtrace (gym's: 400k).
   config.learner.batch_size = 16
   config.learner.burn_in = 10
   config.learner.unroll_length = 20

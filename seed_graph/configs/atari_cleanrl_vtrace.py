@@ -1,9 +1,10 @@
 """V-trace on CleanRL's Atari protocol, the protocol of the published PPO table it is
 compared with (CleanRL's `ppo_atari.py` and openai/baselines' PPO at 40M frames):
-`*NoFrameskip-v4` games (no sticky actions, the game's own action set, episodes cut at
-100k frames), up to 30 no-op starts, frame skip 4 with max-pooling, 84x84 grayscale, 4
-stacked frames, rewards clipped to [-1, 1], a lost life ends the training episode and
-FIRE starts each one; returns are reported per whole game (all lives).
+`*NoFrameskip-v4` games (no sticky actions, the game's own action set; games are cut at
+100k frames, where gym cuts them at 400k), up to 30 no-op starts, frame skip 4 with
+max-pooling, 84x84 grayscale, 4 stacked frames, rewards clipped to [-1, 1], a lost life
+ends the training episode and FIRE starts each one; returns are reported per whole game
+(all lives).
 
 The agent is the fast config's (Nature DQN convolutions, no LSTM) with CleanRL's inputs
 (pixels scaled to [0, 1], not centered), initialization (orthogonal weights), Adam
@@ -24,7 +25,9 @@ def get_config():
   config.total_environment_frames = 40_000_000
   config.env.episodic_life = True
   config.env.fire_reset = True
-  config.env.max_episode_frames = 100_000     # NoFrameskip-v4's time limit.
+  config.env.max_episode_frames = 100_000     # Gym's NoFrameskip-v4: 400k (100k steps
+                                              # of 1 frame). A game that reaches it is
+                                              # counted: `time_limited_games`.
   config.network.initialization = 'orthogonal'  # CleanRL's; Breakout learns far sooner.
   config.network.center_frames = False        # CleanRL's [0, 1] pixels and Adam epsilon:
   config.learner.adam_epsilon = 1e-5          # Breakout twice as far at 4.5M frames.

@@ -86,3 +86,31 @@ def test_a_fresh_learner_and_one_resumed_without_run_ids_count_every_game():
     episodes.update(ids, np.full(1, 4.0, np.float32), np.ones(1, bool), np.zeros(1, bool),
                     run)
     assert episodes.state()['train']['returns'][-1] == 4.0
+
+
+def test_game_lengths_and_games_the_time_limit_ended_are_counted_and_saved():
+  episodes = agent_states.EpisodeStatistics(num_envs=2, num_training_envs=1, window=10,
+                                          frames_per_step=4)
+  ids, run = np.arange(2), np.full(2, 5, np.int64)
+  never = np.zeros(2, bool)
+  step = lambda overs, truncations, new_run=never: episodes.update(
+      ids, np.ones(2, np.float32), np.array(overs), new_run, run, np.array(truncations))
+  step([False, False], [False, False], np.ones(2, bool))  # First sight: not counted.
+  for _ in range(2):
+    step([False, False], [False, False])
+  # A 3-step game that ends by itself (env 0) and one the time limit ends (env 1).
+  step([True, True], [False, True])
+  step([False, False], [False, False])
+  step([True, False], [True, False])  # Env 0's second game: 2 steps, cut.
+  stats = episodes.snapshot()
+  assert stats['episode_frames'] == (3 + 2) * 4 / 2 and stats['eval_episode_frames'] == 12
+  assert stats['time_limited_games'] == 1 and stats['train_episodes'] == 2
+  resumed = agent_states.EpisodeStatistics(num_envs=2, num_training_envs=1, window=10,
+                                         frames_per_step=4)
+  resumed.restore(episodes.state())
+  assert resumed.snapshot() == stats
+  # A save from before lengths were kept: returns restored, no lengths yet.
+  older = agent_states.EpisodeStatistics(num_envs=2, num_training_envs=1, window=10)
+  older.restore({'train': {'returns': [1.0], 'episodes': 1}})
+  assert older.snapshot()['episode_frames'] is None
+  assert older.snapshot()['time_limited_games'] == 0

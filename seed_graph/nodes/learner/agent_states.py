@@ -53,10 +53,13 @@ class AgentStates:
 
 
 class EpisodeStatistics:
-  """Episode returns of training and evaluation environments (ids below
-  `num_training_envs` train), with the mean over the last `window` training episodes and
-  the last `eval_window` evaluation episodes (`window` if not given). Thread-safe: the
-  inference thread updates, the control edge reads.
+  """Episode returns and lengths of training and evaluation environments (ids below
+  `num_training_envs` train), with the means over the last `window` training episodes
+  and the last `eval_window` evaluation episodes (`window` if not given), and how many
+  games the environment's time limit ended (a step that ends a game with `truncations`
+  set): a game that never ends by itself, such as Pong's endless rallies, shows there
+  and in the lengths, not in the return. Thread-safe: the inference thread updates, the
+  control edge reads.
 
   A learner restarts alone (a planned restart, a crash) while the actors play on, so the
   game an environment is in when a resumed learner first sees it began before the
@@ -68,25 +71,31 @@ class EpisodeStatistics:
   environment's next game on, every game counts."""
 
   def __init__(self, num_envs: int, num_training_envs: int, window: int,
-               eval_window: Optional[int] = None):
+               eval_window: Optional[int] = None, frames_per_step: int = 1):
     self._num_training_envs = num_training_envs
+    self._frames_per_step = frames_per_step
     self._returns = np.zeros(num_envs, np.float64)
+    self._steps = np.zeros(num_envs, np.int64)  # Agent steps of each game so far.
     self._run_ids = np.zeros(num_envs, np.int64)  # Of each environment's actor run.
     self._restored_run_ids: Optional[np.ndarray] = None  # Theirs at the restored save.
     self._seen = np.zeros(num_envs, bool)  # Stepped since this learner started.
     self._partial = np.zeros(num_envs, bool)  # In a game begun before it: not counted.
     self._windows = {'train': collections.deque(maxlen=window),
                      'eval': collections.deque(maxlen=eval_window or window)}
+    self._frame_windows = {kind: collections.deque(maxlen=w.maxlen)
+                           for kind, w in self._windows.items()}
     self._episodes = {'train': 0, 'eval': 0}
+    self._time_limited = {'train': 0, 'eval': 0}
     self._lock = threading.Lock()
 
   def update(self, env_ids: np.ndarray, rewards: np.ndarray, game_overs: np.ndarray,
-             new_run, run_ids: Optional[np.ndarray] = None
-             ) -> Tuple[np.ndarray, np.ndarray]:
+             new_run, run_ids: Optional[np.ndarray] = None,
+             truncations: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
     """Adds one step per row; returns (env ids, returns) of the episodes it ended. An
     episode here is a whole game: it ends where `game_overs` is set (a lost life that
     ended a training episode, `env.episodic_life`, does not end it). `run_ids`: each
-    row's actor run (None: unknown, and every game counts)."""
+    row's actor run (None: unknown, and every game counts); `truncations`: whether the
+    time limit ended the step's episode (None: never)."""
     first_sight = ~self._seen[env_ids]
     if first_sight.any():
       self._seen[env_ids[first_sight]] = True
@@ -99,27 +108,44 @@ class EpisodeStatistics:
     if new_run.any():
       self._partial[env_ids[new_run & ~first_sight]] = False  # An actor's fresh start.
       self._returns[env_ids[new_run]] = 0
+      self._steps[env_ids[new_run]] = 0
     continuing = ~new_run
     self._returns[env_ids[continuing]] += rewards[continuing]
-    finished_ids = env_ids[continuing & game_overs]
+    self._steps[env_ids[continuing]] += 1
+    ended = continuing & game_overs
+    finished_ids = env_ids[ended]
     finished_returns = self._returns[finished_ids].copy()
+    finished_steps = self._steps[finished_ids].copy()
+    time_limited = (truncations[ended] if truncations is not None
+                    else np.zeros(finished_ids.size, bool))
     self._returns[finished_ids] = 0
+    self._steps[finished_ids] = 0
     whole = ~self._partial[finished_ids]
     self._partial[finished_ids] = False
     finished_ids, finished_returns = finished_ids[whole], finished_returns[whole]
     if finished_ids.size:
-      with self._lock:
-        for value, env_id in zip(finished_returns.tolist(), finished_ids.tolist()):
-          kind = 'train' if env_id < self._num_training_envs else 'eval'
-          self._windows[kind].append(value)
-          self._episodes[kind] += 1
+      self._add_games(finished_ids, finished_returns, finished_steps[whole],
+                      time_limited[whole])
     return finished_ids, finished_returns
+
+  def _add_games(self, env_ids: np.ndarray, returns: np.ndarray, steps: np.ndarray,
+                 time_limited: np.ndarray) -> None:
+    with self._lock:
+      for env_id, value, length, limited in zip(env_ids.tolist(), returns.tolist(),
+                                                steps.tolist(), time_limited.tolist()):
+        kind = 'train' if env_id < self._num_training_envs else 'eval'
+        self._windows[kind].append(value)
+        self._frame_windows[kind].append(length * self._frames_per_step)
+        self._episodes[kind] += 1
+        self._time_limited[kind] += int(limited)
 
   def state(self) -> dict:
     """The windows' returns, the episode counts and each environment's run id, JSON-able,
     for `restore`."""
     with self._lock:
-      state = {kind: {'returns': list(window), 'episodes': self._episodes[kind]}
+      state = {kind: {'returns': list(window), 'episodes': self._episodes[kind],
+                      'frames': list(self._frame_windows[kind]),
+                      'time_limited': self._time_limited[kind]}
                for kind, window in self._windows.items()}
     state['run_ids'] = self._run_ids.tolist()
     return state
@@ -135,14 +161,22 @@ class EpisodeStatistics:
         saved = state.get(kind, {})
         window.clear()
         window.extend(float(value) for value in saved.get('returns', []))
+        self._frame_windows[kind].clear()  # A save from before lengths were kept has none.
+        self._frame_windows[kind].extend(int(value) for value in saved.get('frames', []))
         self._episodes[kind] = int(saved.get('episodes', 0))
+        self._time_limited[kind] = int(saved.get('time_limited', 0))
 
   def snapshot(self) -> dict:
-    """`episode_return` and `eval_episode_return` (window means, None before the first
-    episode), `train_episodes` and `eval_episodes` (counts since the run started)."""
+    """`episode_return`, `eval_episode_return`, `episode_frames` and
+    `eval_episode_frames` (window means, None before the first episode; frames, frame
+    skip included), `train_episodes`, `eval_episodes` and `time_limited_games` (the
+    training games the time limit ended; counts since the run started)."""
     with self._lock:
       mean = lambda values: float(np.mean(values)) if values else None
       return {'episode_return': mean(self._windows['train']),
               'eval_episode_return': mean(self._windows['eval']),
+              'episode_frames': mean(self._frame_windows['train']),
+              'eval_episode_frames': mean(self._frame_windows['eval']),
               'train_episodes': self._episodes['train'],
-              'eval_episodes': self._episodes['eval']}
+              'eval_episodes': self._episodes['eval'],
+              'time_limited_games': self._time_limited['train']}

@@ -71,8 +71,9 @@ def _fmt(value):
 class ProgressLog:
   """Writes a learner's counters every `interval_seconds`, adding rates since the last
   line: `fps` from `frames`, `inference_mean_batch_rows` from `inference_rows` and
-  `inference_batches`. `eval_episode_return` is left out until evaluators finish an
-  episode (a program may have none); other unmeasured values are written as null."""
+  `inference_batches`. `eval_episode_return` and `eval_episode_frames` are left out
+  until evaluators finish an episode (a program may have none); other unmeasured values
+  are written as null."""
 
   def __init__(self, writer: MetricsWriter, interval_seconds: float, frames: int):
     self._writer = writer
@@ -86,8 +87,9 @@ class ProgressLog:
   def write(self, record: dict):
     now = time.time()
     record = dict(record)
-    if record.get('eval_episode_return') is None:
-      record.pop('eval_episode_return', None)
+    for key in ('eval_episode_return', 'eval_episode_frames'):
+      if record.get(key) is None:
+        record.pop(key, None)
     delta = {k: record[k] - self._last[k] for k in self._last}
     record['fps'] = delta['frames'] / max(now - self._last_time, 1e-6)
     record['inference_mean_batch_rows'] = (

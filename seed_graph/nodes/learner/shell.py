@@ -86,7 +86,7 @@ class Learner:
         num_envs, [tuple(s.shape[1:]) for s in tf.nest.flatten(self._state_template)])
     self._episodes = agent_states.EpisodeStatistics(
         num_envs, num_training_envs, config.logging.return_window,
-        config.logging.eval_return_window)
+        config.logging.eval_return_window, spec.frames_per_step)
     if self.resumed_from:
       self._episodes.restore(self._checkpoints.episode_returns())
     self._tasks = tasks and task_statistics.TaskStatistics(
@@ -151,7 +151,7 @@ class Learner:
     with self._step_lock:
       new_run = self._env_states.begin_step(env_ids, step.run_ids)
       finished = self._episodes.update(env_ids, step.rewards, step.game_overs, new_run,
-                                       step.run_ids)
+                                       step.run_ids, step.truncations)
       if self._tasks:
         self._tasks.add(*finished)
       if new_run.any():
