@@ -110,8 +110,9 @@ class EpisodeStatistics:
       self._returns[env_ids[new_run]] = 0
       self._steps[env_ids[new_run]] = 0
     continuing = ~new_run
-    self._returns[env_ids[continuing]] += rewards[continuing]
-    self._steps[env_ids[continuing]] += 1
+    continuing_ids = env_ids[continuing]  # Once per batch: this runs on every inference.
+    self._returns[continuing_ids] += rewards[continuing]
+    self._steps[continuing_ids] += 1
     ended = continuing & game_overs
     finished_ids = env_ids[ended]
     finished_returns = self._returns[finished_ids].copy()
