@@ -72,6 +72,28 @@ class Conv2D(_CastLayer):
     x, w, b = self._variables(inputs)
     return tf.nn.bias_add(tf.nn.conv2d(x, w, self._stride, self._padding), b)
 
+  def of_affine_inputs(self, inputs: tf.Tensor, scale: float,
+                       channel_means: Optional[tf.Tensor] = None):
+    """`self((inputs - channel_means) * scale)` ([B, C] means, None: 0), computed as
+    `inputs` through weights times `scale`, less each sample's means through the
+    kernel's sums: the frames' scaling and centering, two passes over every pixel of
+    a first layer's input (5% of the fast Atari config's training step), become
+    passes over its weights. Exact with VALID padding only, where every window lies
+    inside the input."""
+    if self._padding != 'VALID':
+      raise ValueError(f'of_affine_inputs needs VALID padding, not {self._padding!r}')
+    x, _, _ = self._variables(inputs)
+    w = tf.cast(self.w * scale, self._compute_dtype)
+    outputs = tf.nn.bias_add(tf.nn.conv2d(x, w, self._stride, 'VALID'),
+                             tf.cast(self.b, self._compute_dtype))
+    if channel_means is None:
+      return outputs
+    # Each window covers every kernel tap, so a channel's constant shifts every output by
+    # that constant times the sum of its kernel's taps.
+    shifts = tf.matmul(tf.cast(channel_means, self._compute_dtype),
+                       tf.reduce_sum(w, axis=[0, 1]))
+    return outputs - shifts[:, tf.newaxis, tf.newaxis, :]
+
 
 class Linear(_CastLayer):
   """`Linear(output_size, compute_dtype, w_init)` on `[B, N]` inputs."""

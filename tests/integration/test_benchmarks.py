@@ -77,6 +77,17 @@ def test_inference_call():
     assert timing['calls'] == 5 and timing['wall_ms'] > 0 and timing['cpu_ms'] > 0
 
 
+def test_training_step():
+  out = run_benchmark('training_step', '--config=cartpole_vtrace', '--batches=2', '--ops=3')
+  result = last_json(out)
+  assert (result['config'], result['algorithm'], result['batches']) == (
+      'cartpole_vtrace', 'vtrace', 2)
+  assert result['wall_ms'] > 0 and result['cpu_ms'] > 0
+  assert 1 <= len(result['ops']) <= 3
+  assert all(row['ms'] > 0 and 0 < row['share'] <= 1 for row in result['ops'])
+  assert 'Process' not in [row['op'] for row in result['ops']]  # Ops, not their executor.
+
+
 def test_inference_devices():
   out = run_benchmark('inference_devices', '--devices=1,2', '--rounds=1', '--seconds=1',
                       '--config=cartpole_vtrace', '--rows=4')
