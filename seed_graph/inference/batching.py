@@ -31,6 +31,8 @@ class BatcherStopped(RuntimeError):
 
 # An environment that asked within this many seconds is expected to ask again soon.
 _RECENT_SECONDS = 1.0
+# How long `stop` waits for each worker's batch in flight.
+_STOP_WAIT_SECONDS = 10.0
 
 # `keys`: the request's keys as a Python list, converted once (the scans read it often).
 _Pending = collections.namedtuple('_Pending',
@@ -71,7 +73,9 @@ class DynamicBatcher:
       thread.start()
     return self
 
-  def stop(self):
+  def stop(self) -> bool:
+    """Fails the waiting requests and every later one, then waits a while for each
+    worker's batch in flight; whether all of them finished (and answered)."""
     with self._condition:
       self._stopped = True
       pending, self._pending = list(self._pending), collections.deque()
@@ -80,7 +84,8 @@ class DynamicBatcher:
       item.future.set_exception(BatcherStopped('inference is shutting down'))
     for thread in self._threads:
       if thread.is_alive() and threading.current_thread() is not thread:
-        thread.join(timeout=10)
+        thread.join(timeout=_STOP_WAIT_SECONDS)
+    return not any(thread.is_alive() for thread in self._threads)
 
   def submit(self, request) -> concurrent.futures.Future:
     future = concurrent.futures.Future()

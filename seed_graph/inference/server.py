@@ -162,9 +162,10 @@ class InferenceServer:
                                    self._parse_request.max_message_bytes(),
                                    keepalive_seconds, secret, host)
 
-  def stop_batching(self):
-    """Fails waiting and new requests (UNAVAILABLE); the server stays up."""
-    self.batcher.stop()
+  def stop_batching(self) -> bool:
+    """Fails waiting and new requests (UNAVAILABLE); the server stays up. Whether every
+    batch in flight has finished (`DynamicBatcher.stop`)."""
+    return self.batcher.stop()
 
   def shutdown(self):
     self.batcher.stop()

@@ -70,7 +70,12 @@ COMMON_SCHEMA = {
         'memory_restart_percent': Key(5.0, 'The learner restarts from a checkpoint it '
                                       'has just written once its memory has grown this '
                                       'much (TensorFlow 2.8 keeps ~540 B per training '
-                                      'step); 0: never.', non_negative),
+                                      'step) and memory_restart_min_mib; 0: never.',
+                                      non_negative),
+        'memory_restart_min_mib': Key(256.0, 'The least growth (MiB) that restarts the '
+                                      'learner: more than its warm-up\'s (an Atari '
+                                      'learner: 50-80 MiB in its first 15 minutes).',
+                                      non_negative),
     },
 }
 

@@ -3,6 +3,7 @@ slurmctld and one slurmd per network-namespace host; root). The launcher runs on
 cluster's login host, as a user's would."""
 
 import os
+import re
 import shutil
 import sys
 import uuid
@@ -183,7 +184,7 @@ def _be_preempted(cluster, logdir) -> None:
   output = (logdir / 'hosts' / f'slurm-{job}.out').read_text(errors='replace')
   assert '[launcher] stopping: SIGTERM' in output, output[-3000:]
   assert _learner_log(logdir).count(_FINAL_SAVE) > saves, _learner_log(logdir)[-3000:]
-  checkpoint_frames = int(_learner_log(logdir).rsplit('frames=', 1)[1].split()[0])
+  checkpoint_frames = int(re.findall(r'frames=(\d+)', _learner_log(logdir))[-1])
   assert checkpoint_frames >= _frames(logdir)  # Nothing trained is lost.
 
 

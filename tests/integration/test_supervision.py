@@ -4,6 +4,7 @@ with SIGKILL, and leaves no process behind even when it fails (killed actors:
 test_one_running_program.py)."""
 
 import os
+import re
 import signal
 import time
 import uuid
@@ -56,7 +57,8 @@ def test_planned_restarts_are_not_crashes_a_killed_learner_resumes_and_sigterm_s
   # Any growth at all (0.001%) after the first checkpoint: a planned restart at the next.
   launcher, logdir, marker = launch(
       ENDLESS, '--config.logging.checkpoint_interval_seconds=4',
-      '--config.logging.memory_restart_percent=0.001', *SMALL)
+      '--config.logging.memory_restart_percent=0.001',
+      '--config.logging.memory_restart_min_mib=0', *SMALL)
   assert helpers.wait_for(
       lambda: 'learner/0 restarts as planned' in helpers.launch_output(logdir), 180), \
       helpers.launch_output(logdir)[-4000:]
@@ -70,6 +72,8 @@ def test_planned_restarts_are_not_crashes_a_killed_learner_resumes_and_sigterm_s
   with open(logdir / 'logs' / 'learner_0.log') as f:
     log = f.read()  # Read once the restarted learner trains: it has said where it resumed.
   assert 'restarting as planned: resident memory' in log and 'Resumed from' in log
+  # Saved with inference stopped: the restarted learner goes on counting the games.
+  assert re.search(r'frames=\d+, games in flight kept\n\[learner\] restarting as planned', log)
   assert 'restarts_learner' not in helpers.read_metrics(logdir)[-1]  # Not a crash.
 
   learner = helpers.node_processes(marker)['learner/0']

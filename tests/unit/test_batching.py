@@ -223,6 +223,25 @@ def test_stop_fails_waiting_requests():
     batcher.submit(np.array([2])).result(timeout=5)
 
 
+def test_stop_says_whether_the_batch_in_flight_finished(monkeypatch):
+  monkeypatch.setattr(batching, '_STOP_WAIT_SECONDS', 0.5)
+  for seconds, drained in ((0.1, True), (3.0, False)):
+    started = threading.Event()
+
+    def slow(requests, seconds=seconds):
+      started.set()
+      time.sleep(seconds)
+      return _double(requests)
+
+    batcher = batching.DynamicBatcher(slow, max_batch_rows=1, timeout_us=1000,
+                                      request_keys=lambda r: r).start()
+    future = batcher.submit(np.array([1]))
+    assert started.wait(5)
+    assert batcher.stop() is drained
+    if drained:  # Answered before `stop` returned.
+      assert future.done() and future.result().tolist() == [2]
+
+
 def test_each_worker_keeps_a_batch_in_flight_at_once():
   # Two workers (two inference devices): each batch waits until the other worker has
   # one too, which only happens if both are in flight together.

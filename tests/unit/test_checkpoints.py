@@ -73,3 +73,29 @@ def test_a_resumed_learner_goes_on_with_its_recent_episode_returns(tmp_path):
   learner.save()
   resumed = learner_lib.Learner(config, vtrace_learner.VTrace).get_stats()
   assert resumed['episode_return'] == 3.0 and resumed['train_episodes'] == 4
+
+
+def test_games_in_flight_at_the_last_save_go_on_in_the_next_learner_only(tmp_path):
+  config = helpers.small_cartpole_config(tmp_path, **{'learner.queue_capacity': 1000})
+  env_ids = np.arange(4, dtype=np.int32)
+
+  def step(learner, reward, ended):
+    learner.infer_batch([messages.InferenceRequest(
+        env_ids, np.full(4, 3, np.int64), np.full(4, reward, np.float32),
+        np.full(4, ended), np.zeros(4, bool), np.zeros((4, 4), np.float32), False,
+        np.full(4, ended))])
+
+  learner = learner_lib.Learner(config, vtrace_learner.VTrace)
+  for reward in (0.0, 1.0, 1.0):  # Actor run 3's first step, then 2 points a game.
+    step(learner, reward, False)
+  learner.save(in_flight=True)  # As `_finish` does with inference stopped.
+  restarted = learner_lib.Learner(config, vtrace_learner.VTrace)
+  step(restarted, 1.0, True)  # The same actor run's next step ends each game.
+  stats = restarted.get_stats()
+  assert stats['train_episodes'] == 4 and stats['episode_return'] == 3.0
+  # A learner resuming from that save again (the restarted one crashed before saving)
+  # cannot know how far the games went: it counts none of them.
+  again = learner_lib.Learner(config, vtrace_learner.VTrace)
+  step(again, 1.0, False)
+  step(again, 1.0, True)
+  assert again.get_stats()['train_episodes'] == 0

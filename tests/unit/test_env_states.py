@@ -114,3 +114,62 @@ def test_game_lengths_and_games_the_time_limit_ended_are_counted_and_saved():
   older.restore({'train': {'returns': [1.0], 'episodes': 1}})
   assert older.snapshot()['episode_frames'] is None
   assert older.snapshot()['time_limited_games'] == 0
+
+
+def _play_before_a_restart(in_flight: bool):
+  """Envs 0-1 in actor runs 11, 12, each 2 steps into a game (3 points each) when saved."""
+  before = agent_states.EpisodeStatistics(num_envs=2, num_training_envs=2, window=10)
+  ids, runs = np.arange(2), np.array([11, 12], np.int64)
+  before.update(ids, np.zeros(2, np.float32), np.zeros(2, bool), np.ones(2, bool), runs)
+  for reward in (1.0, 2.0):
+    before.update(ids, np.full(2, reward, np.float32), np.zeros(2, bool), np.zeros(2, bool),
+                  runs)
+  return before.state(in_flight=in_flight)
+
+
+def test_a_game_in_flight_at_a_drained_save_goes_on_counting_after_the_restart():
+  episodes = agent_states.EpisodeStatistics(num_envs=2, num_training_envs=2, window=10)
+  episodes.restore(_play_before_a_restart(in_flight=True))
+  ids = np.arange(2)
+  runs = np.array([11, 99], np.int64)  # Env 1's actor started afresh meanwhile.
+  # The first step each env sends the new learner: the fresh learner's AgentStates calls
+  # every row a new run. Env 0's is its game's next step (4 points, and the game ends);
+  # env 1's carries the old run's reward and done, which do not count.
+  finished, returns = episodes.update(ids, np.array([4.0, 50.0], np.float32),
+                                      np.array([True, True]), np.ones(2, bool), runs)
+  assert finished.tolist() == [0] and returns.tolist() == [7.0]
+  stats = episodes.snapshot()
+  assert stats['episode_return'] == 7.0 and stats['episode_frames'] == 3
+  episodes.update(ids, np.full(2, 2.0, np.float32), np.ones(2, bool), np.zeros(2, bool),
+                  runs)
+  assert episodes.state()['train']['returns'] == [7.0, 2.0, 2.0]
+  # The next save holds the same runs, so a later restart tells mid-game envs apart.
+  assert episodes.state()['run_ids'] == [11, 99]
+
+
+def test_without_a_drained_save_a_game_in_flight_is_not_counted():
+  for saved in (_play_before_a_restart(in_flight=False),
+                dict(_play_before_a_restart(in_flight=True), in_flight={'returns': [1.0]})):
+    episodes = agent_states.EpisodeStatistics(num_envs=2, num_training_envs=2, window=10)
+    episodes.restore(saved)
+    ids, runs = np.arange(2), np.array([11, 12], np.int64)
+    episodes.update(ids, np.full(2, 4.0, np.float32), np.zeros(2, bool), np.ones(2, bool),
+                    runs)
+    finished, _ = episodes.update(ids, np.ones(2, np.float32), np.ones(2, bool),
+                                  np.zeros(2, bool), runs)
+    assert finished.size == 0 and episodes.snapshot()['train_episodes'] == 0
+
+
+def test_a_partial_game_stays_partial_across_a_second_restart():
+  # Env 0's game began before a crash (not counted); a planned restart comes mid-game.
+  first = agent_states.EpisodeStatistics(num_envs=1, num_training_envs=1, window=10)
+  first.restore(dict(_play_before_a_restart(in_flight=False), run_ids=[11]))
+  ids, run = np.zeros(1, np.int64), np.full(1, 11, np.int64)
+  first.update(ids, np.ones(1, np.float32), np.zeros(1, bool), np.ones(1, bool), run)
+  first.update(ids, np.ones(1, np.float32), np.zeros(1, bool), np.zeros(1, bool), run)
+  second = agent_states.EpisodeStatistics(num_envs=1, num_training_envs=1, window=10)
+  second.restore(first.state(in_flight=True))
+  second.update(ids, np.ones(1, np.float32), np.ones(1, bool), np.ones(1, bool), run)
+  assert second.snapshot()['train_episodes'] == 0
+  second.update(ids, np.full(1, 3.0, np.float32), np.ones(1, bool), np.zeros(1, bool), run)
+  assert second.state()['train']['returns'] == [3.0]

@@ -132,6 +132,17 @@ class LearnerCheckpoints:
   def episode_returns(self) -> dict:
     return read_episode_returns(self.directory)
 
+  def take_episode_returns(self) -> dict:
+    """`episode_returns()`, its games in flight (`EpisodeStatistics.state(in_flight=True)`)
+    then removed from the file: they hold for the first learner that resumes from them
+    only, since the actors play on under it (one that crashes before its first save
+    must not hand them on)."""
+    state = self.episode_returns()
+    if 'in_flight' in state:
+      write_episode_returns(self.directory,
+                            {key: value for key, value in state.items() if key != 'in_flight'})
+    return state
+
   def save(self, frames: int, episode_returns: dict) -> str:
     """Writes a checkpoint (and the episode returns beside it); its path."""
     self._frames.assign(frames)

@@ -88,17 +88,16 @@ class Learner:
         num_envs, num_training_envs, config.logging.return_window,
         config.logging.eval_return_window, spec.frames_per_step)
     if self.resumed_from:
-      self._episodes.restore(self._checkpoints.episode_returns())
+      self._episodes.restore(self._checkpoints.take_episode_returns())
     self._tasks = tasks and task_statistics.TaskStatistics(
         tasks, num_envs, num_training_envs, config.logging.return_window,
         config.logging.eval_return_window)
     self._server = self._make_inference(spec, example_inputs, num_envs, num_training_envs)
-    self._last_losses = {}
-    self._metrics = self._progress = None
-    self._skipped_updates = 0
+    self._last_losses, self._metrics, self._progress, self._skipped_updates = {}, None, None, 0
     # Only a supervised node process can restart (`planned_restart`); not a thread of local_mt.
     self._memory = planned_restart.MemoryBound(
-        config.logging.memory_restart_percent if planned_restarts else 0.0)
+        config.logging.memory_restart_percent if planned_restarts else 0.0,
+        int(config.logging.memory_restart_min_mib * 2**20))
     self.restart_reason = None  # Set when the learner stops for a planned restart.
     # Weights and hyperparameters, as a population controller changes them.
     self.tuning = tuning.LearnerTuning(self.algorithm, self._train_lock)
@@ -224,13 +223,13 @@ class Learner:
     stats.update(self.tuning.stats())
     return stats
 
-  def save(self) -> str:
-    """Writes a checkpoint now (the algorithm's extra state first); returns its path."""
+  def save(self, in_flight: bool = False) -> str:
+    """Writes a checkpoint now; its path. `in_flight`: no inference runs (`_finish`)."""
     with self._train_lock:
       self.algorithm.before_checkpoint()
       with self._stats_lock:
         frames = self._frames
-      return self._checkpoints.save(frames, self._episodes.state())
+      return self._checkpoints.save(frames, self._episodes.state(in_flight))
 
   def stop(self) -> None:
     """Stops training and inference; the node saves and then stops the program."""
@@ -273,21 +272,22 @@ class Learner:
        answers UNAVAILABLE, so actors back off at once and notice the program stop.
     2. The algorithm closes (flushes what it holds, releases its datasets while the
        nodes they read from are still up).
-    3. The checkpoint and the last metrics line are written.
-    4. At `total_environment_frames`, or after a `stop()` call, the program is told to
-       stop; actors get 2 s to see that while backing off.
+    3. The checkpoint (every batch done: the games in flight too) and metrics are written.
+    4. At `total_environment_frames` or after `stop()`, the program is told to stop;
+       actors get 2 s to see that while backing off.
     5. The server closes, also if a step before failed: an open stream's handler
        thread would otherwise keep the process from exiting.
     """
     stop_called = self._stop.is_set()  # Only `stop()` or `shutdown()` sets it before this.
     self._stop.set()
-    self._server.stop_batching()
+    drained = self._server.stop_batching()  # No inference step left running.
     try:
       self.algorithm.close()
-      path = self.save()
+      path = self.save(in_flight=drained)
       self._log(force=True)
       self._metrics.close()
-      print(f'[learner] checkpoint {path}; frames={self._frames}', flush=True)
+      kept = ', games in flight kept' if drained else ''
+      print(f'[learner] checkpoint {path}; frames={self._frames}{kept}', flush=True)
       if self.restart_reason:
         print(f'[learner] restarting as planned: {self.restart_reason}', flush=True)
       elif finished or stop_called:
