@@ -58,10 +58,24 @@ def label(run: dict) -> str:
   return os.path.basename(run['config']) + (f' {run["variant"]}' if run['variant'] else '')
 
 
+def newest_per_seed(runs: List[dict]) -> List[dict]:
+  """Of `runs`, each row's seeds' runs started last: a seed trained again from nothing
+  (newer code, same setting and budget) stands for that seed in the row and its curve;
+  the older run stays under "Every run". A run recorded before runs said when they
+  started (no 'started') counts as the oldest."""
+  newest = {}
+  for run in runs:
+    kept = newest.get((row(run), run['seed']))
+    if kept is None or run.get('started', '') >= kept.get('started', ''):
+      newest[row(run), run['seed']] = run
+  return [run for run in runs if newest[row(run), run['seed']] is run]
+
+
 def _summary_rows(finished: List[dict]) -> List[str]:
   """A row per setting and budget: its seeds' final returns, the anchor, time to it,
   speed."""
   rows = []
+  finished = newest_per_seed(finished)
   for key in sorted({row(run) for run in finished}):
     runs = [run for run in finished if row(run) == key]
     game, anchor = key[0], ANCHORS.get(key[0])
@@ -120,10 +134,16 @@ def page(finished: List[dict], unfinished: List[dict]) -> str:
            'learner touches. Evaluator: the mean of the evaluator node\'s last games '
            '(same epsilon) at the run\'s last record, the greedy policy\'s score while it '
            'trained; the final return is the training environments\', whose exploration '
-           'it includes. Wall-clock counts the '
+           'it includes. Commits before `89fa6f5` left out of the final return the games '
+           'in flight at each of the learner\'s planned restarts (on some runs every 15 '
+           'minutes, so that mostly short games counted), and before `04659c6` counted '
+           'what was left of them as whole games; the evaluated column is untouched by '
+           'either. Wall-clock counts the '
            'learner\'s running time (a resumed run\'s segments added up). V-trace\'s '
            'learning rate decays linearly to 0 at a run\'s budget: one whose budget changed says '
-           'so. Runs made elsewhere are kept from the previous JSONs (`atari.json`, '
+           'so. A seed trained again from nothing at the same setting and budget counts '
+           'once in its row and curve, by its newest run. Runs made elsewhere are kept '
+           'from the previous JSONs (`atari.json`, '
            'and `r2d2.json` for R2D2\'s runs). What '
            'CleanRL\'s own script needs for its 40M frames on the machine these ran on, '
            'measured side by side with the preset, is in '

@@ -75,6 +75,7 @@ def read_run(logdir: str) -> Optional[dict]:
       'algorithm': algorithm(suite['config'], suite['overrides']),
       'overrides': suite['overrides'], 'variant': suite.get('variant', ''),
       'commit': _commits(suite['launches'], suite['overrides']),
+      'started': suite['launches'][0]['time'],
       'budget': suite['frames'], 'budget_changes': suite.get('budget_changes', []),
       'frames': int(frames[-1]),
       'final_return': _last(curves['return']),
@@ -171,7 +172,8 @@ def write(root: str, output: str) -> List[str]:
   paths = [os.path.join(output, 'atari.md'), os.path.join(output, 'atari.png')]
   with open(paths[0], 'w') as f:
     f.write(atari_page.page(finished, unfinished))
-  atari_plot.plot(runs, paths[1], atari_page.row, atari_page.label, atari_page.ANCHORS)
+  atari_plot.plot(atari_page.newest_per_seed(runs), paths[1], atari_page.row,
+                  atari_page.label, atari_page.ANCHORS)
   algorithms = {run['algorithm'] for run in runs} | {_preset_algorithm(REFERENCE_CONFIG)}
   for name in sorted(algorithms):
     paths.append(os.path.join(output, json_name(name)))

@@ -197,3 +197,21 @@ def test_each_algorithms_runs_have_a_json_of_their_own(tmp_path):
   assert not json.loads((page / 'atari.json').read_text())['unfinished']
   assert '| Pong | atari_cleanrl_r2d2 | 0 | 1.00M of 2M (unfinished)' in (
       page / 'atari.md').read_text()
+
+
+def test_a_seed_trained_again_to_the_same_budget_counts_once_by_its_newest_run(tmp_path):
+  root, output = tmp_path / 'runs', tmp_path / 'page'
+  _run(root, 'seed0', 0, [-21.0, 0.0, 10.0, 14.0],
+       launches=[{'commit': 'abc1234', 'time': '2026-11-26 02:00'}])
+  atari_report.write(str(root), str(output))
+  (root / 'Pong' / 'seed0').rename(tmp_path / 'gone')  # Recorded on the page only.
+  _run(root, 'seed0', 0, [-21.0, 5.0, 19.0, 20.5],
+       launches=[{'commit': 'def5678', 'time': '2026-12-05 02:00'}])
+  _run(root, 'seed1', 1, [-21.0, 0.0, 18.0, 19.5])
+  atari_report.write(str(root), str(output))
+  page = (output / 'atari.md').read_text()
+  assert '| Pong | atari_cleanrl_vtrace | 2 | 2M | 20.00 ± 0.71 |' in page
+  assert '| Pong | atari_cleanrl_vtrace | 0 | 2.00M | 14.00 |' in page  # Still listed.
+  # Its JSON keeps both, the older one first as recorded.
+  runs = json.loads((output / 'atari.json').read_text())['runs']
+  assert sorted(run['final_return'] for run in runs if run['seed'] == 0) == [14.0, 20.5]

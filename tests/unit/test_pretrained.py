@@ -100,7 +100,7 @@ def test_the_side_by_side_play_shows_where_the_shipped_agent_parts(tmp_path):
                for d in game['greedy_differs'])
 
 
-@pytest.mark.parametrize('name', ['Pong', 'BeamRider'])
+@pytest.mark.parametrize('name', ['Pong', 'BeamRider', 'Breakout'])
 def test_a_shipped_agent_loads_and_plays(name):
   helpers.needs('ale_py')
   assert name in pretrained.names()
