@@ -41,7 +41,9 @@ class _CastLayer(snt.Module):
   def _weight_shape(self, input_size: int):
     raise NotImplementedError
 
-  def _variables(self, inputs: tf.Tensor):
+  def _variables(self, inputs: tf.Tensor, w_scale: Optional[float] = None):
+    """The inputs, `w` (times `w_scale`, in float32 before the cast) and `b`, created on
+    the first call, each cast to the compute dtype."""
     if self.w is None:
       shape = self._weight_shape(int(inputs.shape[-1]))
       w_init = self._w_init or _fan_in_initializer(shape)
@@ -49,7 +51,8 @@ class _CastLayer(snt.Module):
         self.w = tf.Variable(w_init(shape, tf.float32), name='w')
         self.b = tf.Variable(tf.zeros([self._output_size], tf.float32), name='b')
     cast = lambda x: tf.cast(x, self._compute_dtype)
-    return cast(inputs), cast(self.w), cast(self.b)
+    w = self.w if w_scale is None else self.w * w_scale
+    return cast(inputs), cast(w), cast(self.b)
 
 
 class Conv2D(_CastLayer):
@@ -82,10 +85,8 @@ class Conv2D(_CastLayer):
     inside the input."""
     if self._padding != 'VALID':
       raise ValueError(f'of_affine_inputs needs VALID padding, not {self._padding!r}')
-    x, _, _ = self._variables(inputs)
-    w = tf.cast(self.w * scale, self._compute_dtype)
-    outputs = tf.nn.bias_add(tf.nn.conv2d(x, w, self._stride, 'VALID'),
-                             tf.cast(self.b, self._compute_dtype))
+    x, w, b = self._variables(inputs, w_scale=scale)
+    outputs = tf.nn.bias_add(tf.nn.conv2d(x, w, self._stride, 'VALID'), b)
     if channel_means is None:
       return outputs
     # Each window covers every kernel tap, so a channel's constant shifts every output by
