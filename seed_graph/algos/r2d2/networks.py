@@ -5,13 +5,14 @@ Like the actor-critic agents, the network sees the observation, the previous act
 recurrent state to zero wherever `done` is set.
 """
 
-from typing import Any, Sequence
+from typing import Sequence
 
 import sonnet as snt
 import tensorflow as tf
 import ml_collections
 
 from seed_graph.algos import networks
+from seed_graph.algos import recurrent
 
 
 class DuelingHead(snt.Module):
@@ -28,34 +29,17 @@ class DuelingHead(snt.Module):
     return value + advantage - tf.reduce_mean(advantage, axis=-1, keepdims=True)
 
 
-class DuelingLSTMQNetwork(snt.Module):
-  """A `networks.RecurrentCore` (torso, previous action and reward, LSTM) with dueling
-  Q heads."""
+class DuelingLSTMQNetwork(recurrent.RecurrentAgent):
+  """A `recurrent.RecurrentCore` (torso, previous action and reward, LSTM) with dueling
+  Q heads; `step` and `unroll` return Q values (`[B, A]`, `[T, B, A]`)."""
 
   def __init__(self, num_actions: int, torso: snt.Module, lstm_size: int,
                head_hidden_size: int, name='dueling_lstm_q'):
-    super().__init__(name=name)
-    self._core = networks.RecurrentCore(num_actions, torso, lstm_size)
+    super().__init__(num_actions, torso, lstm_size, name=name)
     self._head = DuelingHead(num_actions, head_hidden_size)
 
-  def initial_state(self, batch_size: int):
-    return self._core.initial_state(batch_size)
-
-  def step(self, prev_actions: tf.Tensor, rewards: tf.Tensor, dones: tf.Tensor,
-           observations: tf.Tensor, core_state: Any):
-    """One step for `[B]` environments: (Q values `[B, A]`, new state)."""
-    output, core_state = self._core.step(prev_actions, rewards, dones, observations,
-                                         core_state)
-    return self._head(output), core_state
-
-  def unroll(self, prev_actions: tf.Tensor, rewards: tf.Tensor, dones: tf.Tensor,
-             observations: tf.Tensor, core_state: Any):
-    """Time-major unroll of `[T, B]` inputs from the state before step 0:
-    (Q values `[T, B, A]`, final state). T must be static (a Python loop)."""
-    outputs, core_state = self._core.unroll(prev_actions, rewards, dones, observations,
-                                            core_state)
-    num_steps, batch_size = tf.shape(prev_actions)[0], tf.shape(prev_actions)[1]
-    return networks.unflatten_time(self._head(outputs), num_steps, batch_size), core_state
+  def _heads(self, core_output: tf.Tensor) -> tf.Tensor:
+    return self._head(core_output)
 
 
 def make_q_network(network_config: ml_collections.ConfigDict,
