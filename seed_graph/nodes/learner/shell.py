@@ -64,8 +64,7 @@ class Learner:
     self.env_config = envs.acting_config(config.env, make_algorithm.stacks_frames)
     spec = envs.read_spec(self.env_config)
     self._frames_per_step = spec.frames_per_step
-    num_envs = id_ranges.num_envs(config)
-    num_training_envs = id_ranges.num_training_envs(config)
+    num_envs, num_training_envs = id_ranges.num_envs(config), id_ranges.num_training_envs(config)
     context = base.AlgorithmContext(spec, num_envs, num_training_envs, self._stop,
                                     self.devices)
     # `seed` seeds the network's initialization (and TensorFlow's sampling after it).
@@ -93,7 +92,8 @@ class Learner:
         tasks, num_envs, num_training_envs, config.logging.return_window,
         config.logging.eval_return_window)
     self._server = self._make_inference(spec, example_inputs, num_envs, num_training_envs)
-    self._last_losses, self._metrics, self._progress, self._skipped_updates = {}, None, None, 0
+    self._last_losses, self._skipped_updates = {}, 0
+    self._metrics = self._progress = None  # `run` opens them.
     # Only a supervised node process can restart (`planned_restart`); not a thread of local_mt.
     self._memory = planned_restart.MemoryBound(
         config.logging.memory_restart_percent if planned_restarts else 0.0,
