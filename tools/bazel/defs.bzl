@@ -142,3 +142,13 @@ def every_test_file_has_a_target(name):
         srcs_version = "PY3",
         size = "small",
     )
+
+def test_files(name):
+    """The package's test files and its data/ folder as a filegroup, for what links them.
+
+    tests/integration:test_doc_links checks the docs' links to them.
+    """
+    native.filegroup(
+        name = name,
+        srcs = native.glob(["test_*.py", "data/**"]),
+    )
