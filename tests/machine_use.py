@@ -6,8 +6,10 @@ same for each test file, every test of it summed, longest first.
 Why: the suite is long, and only tests that leave CPUs idle (waiting out timeouts,
 restarts, a lost host) can share the machine with another test without slowing it.
 This table says which ones do; the files' table is what splitting the suite into
-processes that run side by side has to balance. It is meaningful only when nothing else runs beside the
-suite (CI, a clean-clone run); beside a training run it only shows the sum of both."""
+processes that run side by side has to balance. It counts every process of the machine:
+in `scripts/test.sh` the integration tier's figures include the Bazel unit tier running
+beside it (the learning tier runs alone); beside a training run they only show the sum
+of both."""
 
 import os
 import time
