@@ -22,6 +22,8 @@ TIERS = ('unit', 'integration', 'learning')
 def pytest_configure(config):
   for tier in TIERS:
     config.addinivalue_line('markers', f'{tier}: tests in tests/{tier}/')
+  # scripts/test.sh builds Football beside the tests that do not need it, then runs these.
+  config.addinivalue_line('markers', 'football: needs Google Research Football (gfootball)')
 
 
 def pytest_collection_modifyitems(items):

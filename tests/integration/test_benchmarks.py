@@ -172,6 +172,7 @@ def test_cpu_profile(tmp_path):
     assert json.load(f)['learner_threads'] == result['learner_threads']
 
 
+@pytest.mark.football
 def test_football_academy(tmp_path):
   helpers.needs('gfootball')
   # A target of 0: stops (Ctrl-C) at the first finished episode; max_frames caps it.

@@ -1,6 +1,10 @@
 """The V-trace program on Google Research Football (the engine is built by scripts/test.sh)."""
 
+import pytest
+
 from tests import helpers
+
+pytestmark = pytest.mark.football
 
 
 def test_vtrace_program_runs_on_football_academy(tmp_path):

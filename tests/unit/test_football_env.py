@@ -11,6 +11,7 @@ from seed_graph.envs import football
 from tests import helpers
 
 helpers.needs('gfootball')
+pytestmark = pytest.mark.football
 
 
 def _config(**overrides):
