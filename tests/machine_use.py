@@ -7,8 +7,8 @@ Why: the suite is long, and only tests that leave CPUs idle (waiting out timeout
 restarts, a lost host) can share the machine with another test without slowing it.
 This table says which ones do; the files' table is what splitting the suite into
 processes that run side by side has to balance. It counts every process of the machine:
-in `scripts/test.sh` the integration tier's figures include the Bazel unit tier running
-beside it (the learning tier runs alone); beside a training run they only show the sum
+in `scripts/test.sh` the integration tier's figures include the work running beside it
+(the Bazel unit tier, then Football's build; the learning tier runs alone); beside a training run they only show the sum
 of both."""
 
 import os
