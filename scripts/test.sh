@@ -18,7 +18,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 phase_start=$SECONDS
 # Says how long the step before took (docs/testing.md quotes these).
 took() {
-  echo "test.sh: $1 took $((SECONDS - phase_start)) s" >&2
+  echo "test.sh: $* took $((SECONDS - phase_start)) s" >&2
   phase_start=$SECONDS
 }
 # --gpu: the CUDA libraries of a GPU learner too, so every tier runs with them installed
@@ -52,7 +52,8 @@ mapfile -t needs_actor_packages < <(grep -l 'helpers\.needs(' tests/unit/test_*.
 integration_status=0
 .venv/bin/python -m pytest -v -p no:cacheprovider --durations=25 -m 'not football' \
   tests/integration "${needs_actor_packages[@]}" || integration_status=$?
-took "the integration tier but Football's tests (and ${#needs_actor_packages[@]} unit files on 3.10; the background work beside it)"
+took "the integration tier but Football's tests (and ${#needs_actor_packages[@]} unit files" \
+     "on 3.10; the background work beside it)"
 wait "$background"
 read -r unit_status unit_seconds <"$scratch/unit.status"
 read -r football_status football_seconds <"$scratch/football.status"

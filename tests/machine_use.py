@@ -8,8 +8,8 @@ restarts, a lost host) can share the machine with another test without slowing i
 This table says which ones do; the files' table is what splitting the suite into
 processes that run side by side has to balance. It counts every process of the machine:
 in `scripts/test.sh` the integration tier's figures include the work running beside it
-(the Bazel unit tier, then Football's build; the learning tier runs alone); beside a training run they only show the sum
-of both."""
+(the Bazel unit tier, then Football's build; the learning tier runs alone); beside a
+training run they only show the sum of both."""
 
 import os
 import time
