@@ -30,6 +30,14 @@ def _hours(seconds) -> str:
   return '-' if seconds is None else f'{seconds / 3600:.2f} h'
 
 
+def _cpus(run: dict) -> str:
+  """The CPU kinds a run's launches trained on, by the flag that names each ('AMX'), '?'
+  for launches that did not record theirs; '-' where none did."""
+  kinds = [cpu.rpartition('(')[2].rstrip(')') if '(' in cpu else '?'
+           for cpu in run.get('cpus', [])]
+  return '-' if set(kinds) <= {'?'} else ', '.join(kinds)
+
+
 def setting(run: dict) -> tuple:
   """A setting: (game, variant, config, overrides)."""
   return run['game'], run['variant'], run['config'], tuple(run['overrides'])
@@ -112,7 +120,7 @@ def _run_row(run: dict, finished: bool) -> str:
   return (f'| {run["game"]} | {label(run)} | {run["seed"]} | {run["frames"] / 1e6:.2f}M'
           f'{state} | {final} | {evaluated} | {evaluator} | {to_anchor} | '
           f'{_hours(run["wall_clock_seconds"])} | '
-          f'{run["frames_per_second"] or 0:,} | `{run["commit"]}` | '
+          f'{run["frames_per_second"] or 0:,} | {_cpus(run)} | `{run["commit"]}` | '
           f'{" ".join(run["overrides"]) or "-"} |')
 
 
@@ -141,7 +149,9 @@ def page(finished: List[dict], unfinished: List[dict]) -> str:
            'either. Wall-clock counts the '
            'learner\'s running time (a resumed run\'s segments added up). V-trace\'s '
            'learning rate decays linearly to 0 at a run\'s budget: one whose budget changed says '
-           'so. A seed trained again from nothing at the same setting and budget counts '
+           'so. CPU: the kinds of CPU a run trained on, each once, in the order it first '
+           'ran on them (named by the flag that decides its precision; ? for launches '
+           'from before they were recorded). A seed trained again from nothing at the same setting and budget counts '
            'once in its row and curve, by its newest run. Runs made elsewhere are kept '
            'from the previous JSONs (`atari.json`, '
            'and `r2d2.json` for R2D2\'s runs). What '
@@ -157,7 +167,8 @@ def page(finished: List[dict], unfinished: List[dict]) -> str:
                   'under "Every run".']
   lines += ['', '![Atari curves](atari.png)', '', '## Every run', '',
             '| game | setting | seed | frames | final return | evaluated | evaluator '
-            '| to anchor | wall-clock | frames/s | commit | overrides |', '| --- ' * 12 + '|']
+            '| to anchor | wall-clock | frames/s | CPU | commit | overrides |',
+            '| --- ' * 13 + '|']
   lines += [_run_row(run, True) for run in finished]
   lines += [_run_row(run, False) for run in unfinished]
   lines += ['', 'To train a setting\'s runs (a finished run is skipped, an unfinished one '

@@ -76,6 +76,8 @@ def read_run(logdir: str) -> Optional[dict]:
       'overrides': suite['overrides'], 'variant': suite.get('variant', ''),
       'commit': _commits(suite['launches'], suite['overrides']),
       'started': suite['launches'][0]['time'],
+      # Launches recorded before the suite recorded CPU kinds count as 'unrecorded'.
+      'cpus': list(dict.fromkeys(l.get('cpu', 'unrecorded') for l in suite['launches'])),
       'budget': suite['frames'], 'budget_changes': suite.get('budget_changes', []),
       'frames': int(frames[-1]),
       'final_return': _last(curves['return']),

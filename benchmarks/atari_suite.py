@@ -30,7 +30,8 @@ committed has lost it, so each run the suite stops is also packed, its newest ch
 and records, into a file git tracks (`carried_runs/atari/<game>/<run>.tar.xz`, see
 `benchmarks.carried_runs`): commit it, and the next launch on any clone unpacks it and
 resumes. Each
-launch appends the checkout's commit to `<run>/suite.json`, and a run resumed with a
+launch appends the checkout's commit and the machine's CPU kind to `<run>/suite.json`
+(the page shows the kinds a run trained on: its speed and wall-clock depend on them), and a run resumed with a
 different `--frames` records the change there (the learning rate decays linearly to 0 at
 the budget, so the page shows it beside the run). A finished run's final checkpoint then
 plays `--eval_episodes` games (`python -m seed_graph.launch.eval`, into `<run>/eval.json`),
@@ -57,6 +58,7 @@ from absl import flags
 from benchmarks import atari_report
 from benchmarks import carried_runs
 from benchmarks import code_snapshots
+from seed_graph.algos import precision
 from seed_graph.launch.runs import config_args
 
 _CONFIG = flags.DEFINE_string('config', 'atari_cleanrl_vtrace',
@@ -123,7 +125,7 @@ def _record_launch(logdir: str, game: str, seed: int, commit: str) -> None:
          'to': _FRAMES.value})
     record['frames'] = _FRAMES.value
   record['launches'].append({'commit': commit, 'time': time.strftime('%Y-%m-%d %H:%M'),
-                             'overrides': _OVERRIDES})
+                             'overrides': _OVERRIDES, 'cpu': precision.cpu_kind()})
   with open(os.path.join(logdir, atari_report.SUITE_FILE), 'w') as f:
     json.dump(record, f, indent=1)
 

@@ -33,16 +33,37 @@ _CPUINFO = '/proc/cpuinfo'
 _BFLOAT16_KERNEL_FLAGS = frozenset({'avx512f', 'avx512bw'})
 
 
-def cpu_flags(cpuinfo: str = _CPUINFO) -> FrozenSet[str]:
-  """The first CPU's flags (Linux); empty where they cannot be read."""
+def _cpuinfo_field(name: str, cpuinfo: str) -> Optional[str]:
+  """The first CPU's value of a /proc/cpuinfo field (Linux); None where it cannot be read."""
   try:
     with open(cpuinfo) as f:
       for line in f:
-        if line.startswith('flags'):
-          return frozenset(line.split(':', 1)[1].split())
+        key, _, value = line.partition(':')
+        if key.strip() == name:
+          return value.strip()
   except OSError:
     pass
-  return frozenset()
+  return None
+
+
+def cpu_flags(cpuinfo: str = _CPUINFO) -> FrozenSet[str]:
+  """The first CPU's flags (Linux); empty where they cannot be read."""
+  return frozenset((_cpuinfo_field('flags', cpuinfo) or '').split())
+
+
+# The flags that tell apart the CPU kinds the rule above distinguishes, newest first.
+_KIND_FLAGS = (('amx_bf16', 'AMX'), ('avx512_bf16', 'AVX512-BF16'), ('avx512f', 'AVX-512'),
+               ('avx2', 'AVX2'))
+
+
+def cpu_kind(cpuinfo: str = _CPUINFO) -> str:
+  """This machine's CPU as the results pages name its kinds: its model, then the newest of
+  the flags above it has, e.g. 'AMD EPYC 9B14 (AVX512-BF16)'; 'unknown' without cpuinfo."""
+  model, flags = _cpuinfo_field('model name', cpuinfo), cpu_flags(cpuinfo)
+  if model is None and not flags:
+    return 'unknown'
+  kind = next((name for flag, name in _KIND_FLAGS if flag in flags), 'no AVX2')
+  return f'{model or "unknown model"} ({kind})'
 
 
 def onednn_enabled() -> bool:

@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 from benchmarks import carried_runs
+from seed_graph.algos import precision
 from tests import helpers
 from tests.benchmark_runs import TIMEOUT, run_benchmark
 
@@ -75,6 +76,7 @@ def test_atari_suite(tmp_path):
   assert run['frames'] >= 24000 and run['wall_clock_seconds'] > 0
   assert -21 <= run['final_return'] <= 21 and run['frames_to_anchor'] is None
   assert run['config'] == 'atari_cleanrl_vtrace' and run['commit']
+  assert run['cpus'] == [precision.cpu_kind()]  # Both launches ran here.
   assert run['budget_changes'] == [{'at_frames': interrupted, 'from': 20000, 'to': 24000}]
   # The finished run's final checkpoint played its game (an untrained agent: no point).
   evaluated = json.loads((root / 'Pong' / 'seed3' / 'eval.json').read_text())

@@ -74,6 +74,23 @@ def test_a_launch_made_with_other_overrides_than_the_runs_setting_says_so(tmp_pa
   assert '`abc1234 with network.initialization=orthogonal, def5678` | - |' in page
 
 
+def test_a_run_shows_the_cpu_kinds_its_launches_trained_on(tmp_path):
+  root = tmp_path / 'runs'
+  _run(root, 'seed0', 0, [-20.0, 0.0, 19.0, 20.5], launches=[
+      {'commit': 'abc1234', 'time': '2026-11-26 02:00'},
+      {'commit': 'def5678', 'time': '2026-11-26 03:00', 'cpu': 'AMD EPYC 9B14 (AVX512-BF16)'},
+      {'commit': 'def5678', 'time': '2026-11-26 04:00', 'cpu': 'Intel(R) Xeon(R) (AMX)'},
+      {'commit': 'def5678', 'time': '2026-11-26 05:00', 'cpu': 'AMD EPYC 9B14 (AVX512-BF16)'}])
+  _run(root, 'seed1', 1, [-20.0, 0.0, 19.0, 20.5])
+  atari_report.write(str(root), str(tmp_path / 'page'))
+  page = (tmp_path / 'page' / 'atari.md').read_text()
+  assert '| ?, AVX512-BF16, AMX | `abc1234, def5678` |' in page
+  assert '| - | `abc1234` |' in page  # Seed 1 recorded none.
+  runs = json.loads((tmp_path / 'page' / 'atari.json').read_text())['runs']
+  assert runs[0]['cpus'] == ['unrecorded', 'AMD EPYC 9B14 (AVX512-BF16)',
+                             'Intel(R) Xeon(R) (AMX)']
+
+
 def test_runs_recorded_on_the_page_but_not_under_the_root_stay(tmp_path):
   # A first machine writes the page; a second has only its own new run, and seed 1's
   # logdir, which supersedes the page's record of it.

@@ -66,6 +66,20 @@ def test_cpu_flags_are_read_from_cpuinfo(tmp_path):
   assert precision.cpu_flags(str(tmp_path / 'absent')) == frozenset()
 
 
+def test_the_cpu_kind_is_the_model_and_the_newest_flag_the_precision_rule_tells_apart(
+    tmp_path):
+  cpuinfo = tmp_path / 'cpuinfo'
+  kinds = {}
+  for flags in ('fpu avx2', 'avx2 avx512f', 'avx2 avx512f avx512_bf16',
+                'avx2 avx512f avx512_bf16 amx_bf16', 'fpu sse4_2'):
+    cpuinfo.write_text(f'processor\t: 0\nmodel name\t: AMD EPYC 9B14\nflags\t\t: {flags}\n')
+    kinds[flags] = precision.cpu_kind(str(cpuinfo))
+  assert list(kinds.values()) == ['AMD EPYC 9B14 (AVX2)', 'AMD EPYC 9B14 (AVX-512)',
+                                  'AMD EPYC 9B14 (AVX512-BF16)', 'AMD EPYC 9B14 (AMX)',
+                                  'AMD EPYC 9B14 (no AVX2)']
+  assert precision.cpu_kind(str(tmp_path / 'absent')) == 'unknown'
+
+
 def test_a_checkpoint_of_one_precision_restores_into_the_other(tmp_path):
   frames = np.random.default_rng(0).integers(0, 255, (2, 84, 84, 4), np.uint8)
   written = networks.make_torso(_network('float32'))
