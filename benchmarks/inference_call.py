@@ -8,10 +8,10 @@ A smoke run (seconds): `--config=cartpole_vtrace --rows=4 --calls=5`.
 
 Without `--config`: `throughput.py`'s tiny policy on Atari observations, 32 rows. With
 one: that config's learner (V-trace, or R2D2 with an in-process replay) and network,
-`inference.batch_size` rows unless `--rows` says otherwise, oneDNN as the config sets
-it (as the launcher does for its nodes; TensorFlow reads it once, when it loads, and
-loading a config loads it, so the benchmark runs itself again with the config's setting
-if this process has another). The learner is built (no server) and
+`inference.batch_size` rows unless `--rows` says otherwise, oneDNN and its instruction
+set as the launchers set them for the config's nodes (TensorFlow reads them once, when
+it loads, and loading a config loads it, so the benchmark runs itself again with them
+if this process has others; an `ONEDNN_MAX_CPU_ISA` you set is kept). The learner is built (no server) and
 its traced inference function is called on random inputs: first as a TF graph, then as
 an XLA program. Prints JSON, then a table.
 """
@@ -19,7 +19,6 @@ an XLA program. Prints JSON, then a table.
 import json
 import os
 import shutil
-import sys
 import time
 
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
@@ -30,6 +29,7 @@ import numpy as np
 
 from benchmarks import learners
 from benchmarks import throughput
+from seed_graph.launch.runs import tensorflow_environment
 
 _CONFIG = flags.DEFINE_string(
     'config', None, "Config whose learner and network to time (overridden by "
@@ -87,14 +87,8 @@ def main(argv):
   else:
     config = learners.load_config(_CONFIG.value, _OVERRIDES)
     name = _CONFIG.value
-  # oneDNN as seed_graph/launch/local.py sets it for its nodes. TensorFlow read it when
-  # it loaded (with the config): run again if this process has another setting (unset
-  # is off in TensorFlow 2.8).
-  onednn = '1' if config.onednn else '0'
-  if os.environ.get('TF_ENABLE_ONEDNN_OPTS', '0') != onednn:
-    os.environ['TF_ENABLE_ONEDNN_OPTS'] = onednn
-    sys.stdout.flush()
-    os.execv(sys.executable, [sys.executable, '-m', 'benchmarks.inference_call'] + sys.argv[1:])
+  # oneDNN (and its instruction set) as the launchers set them for their nodes.
+  tensorflow_environment.run_again_with(config.onednn, 'benchmarks.inference_call')
   rows = _ROWS.value or config.inference.batch_size
   results = [time_calls(config, jit, rows, _CALLS.value) for jit in (False, True)]
   print(json.dumps({'config': name, 'overrides': _OVERRIDES, 'torso': config.network.torso,

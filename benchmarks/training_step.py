@@ -13,9 +13,10 @@ batch is trained on (`Algorithm.train`: all its epochs and minibatches) once to 
 twice more to warm up, then `--batches` times, timed: wall and process CPU per batch.
 With `--ops=N`, 5 more batches run under TensorFlow's profiler and the N op types with
 the most time on TensorFlow's own threads are listed, in ms per batch (the profiler's
-overhead included: compare shares, not these ms with the timed ones). oneDNN is as the
-config sets it (the process runs itself again if TensorFlow would load with another
-setting). Nothing else runs meanwhile: this is the training step on an idle machine,
+overhead included: compare shares, not these ms with the timed ones). oneDNN and its
+instruction set are as the launchers set them for a config's nodes (the process runs
+itself again if TensorFlow would load with others; an `ONEDNN_MAX_CPU_ISA` you set is
+kept). Nothing else runs meanwhile: this is the training step on an idle machine,
 the part of `benchmarks.cpu_profile`'s learner CPU that is not inference. Prints JSON,
 then a table.
 """
@@ -37,6 +38,7 @@ from absl import flags
 import numpy as np
 
 from benchmarks import learners
+from seed_graph.launch.runs import tensorflow_environment
 
 _CONFIG = flags.DEFINE_string('config', 'atari_vtrace_fast', 'Experiment config, a preset\'s '
                               'name or a .py file (overridden by --config.KEY=VALUE).')
@@ -115,12 +117,8 @@ def profile_ops(algorithm, batch, top: int) -> List[Dict]:
 def main(argv):
   del argv
   config = learners.load_config(_CONFIG.value, _OVERRIDES)
-  onednn = '1' if config.onednn else '0'
-  if os.environ.get('TF_ENABLE_ONEDNN_OPTS', '0') != onednn:
-    # TensorFlow reads this when it loads (as the launcher sets it for its nodes).
-    os.environ['TF_ENABLE_ONEDNN_OPTS'] = onednn
-    sys.stdout.flush()
-    os.execv(sys.executable, [sys.executable, '-m', 'benchmarks.training_step'] + sys.argv[1:])
+  # oneDNN (and its instruction set) as the launchers set them for their nodes.
+  tensorflow_environment.run_again_with(config.onednn, 'benchmarks.training_step')
   from seed_graph.algos import precision  # pylint: disable=g-import-not-at-top
   config.logdir = tempfile.mkdtemp(prefix='seed_graph_training_step_logdir_')
   try:
@@ -133,6 +131,7 @@ def main(argv):
     shutil.rmtree(config.logdir, ignore_errors=True)
   result = {'config': _CONFIG.value, 'overrides': _OVERRIDES, 'algorithm': config.algorithm,
             'compute_dtype': precision.resolve(config.network)[0], 'onednn': config.onednn,
+            'max_cpu_isa': os.environ.get(tensorflow_environment.MAX_ISA_VARIABLE),
             'cpu_count': os.cpu_count(), 'batches': _BATCHES.value, **timing, 'ops': ops}
   print(json.dumps(result))
   print(f"training batch ({_CONFIG.value}): {timing['wall_ms']:.1f} ms wall, "

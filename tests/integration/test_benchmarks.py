@@ -78,10 +78,13 @@ def test_inference_call():
 
 
 def test_training_step():
-  out = run_benchmark('training_step', '--config=cartpole_vtrace', '--batches=2', '--ops=3')
+  out = run_benchmark('training_step', '--config=cartpole_vtrace', '--batches=2', '--ops=3',
+                      '--config.onednn=true')
   result = last_json(out)
   assert (result['config'], result['algorithm'], result['batches']) == (
       'cartpole_vtrace', 'vtrace', 2)
+  # oneDNN's instruction set as the launchers set it (this test's environment has none).
+  assert result['onednn'] and result['max_cpu_isa'] == 'AVX512_CORE_BF16'
   assert result['wall_ms'] > 0 and result['cpu_ms'] > 0
   assert 1 <= len(result['ops']) <= 3
   assert all(row['ms'] > 0 and 0 < row['share'] <= 1 for row in result['ops'])

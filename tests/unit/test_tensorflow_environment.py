@@ -27,6 +27,21 @@ def test_onednn_on_caps_the_instruction_set_unless_the_user_chose_one(monkeypatc
   assert os.environ[tensorflow_environment.MAX_ISA_VARIABLE] == 'AVX2'
 
 
+def test_a_benchmark_runs_again_only_if_its_environment_lacks_the_launchers_variables(
+    monkeypatch):
+  runs = []
+  monkeypatch.setattr(os, 'execv', lambda path, argv: runs.append(argv))
+  monkeypatch.setattr(sys, 'argv', ['training_step.py', '--batches=2'])
+  monkeypatch.setenv('TF_ENABLE_ONEDNN_OPTS', '1')
+  monkeypatch.setenv(tensorflow_environment.MAX_ISA_VARIABLE, 'AVX512_CORE_AMX')
+  tensorflow_environment.run_again_with(True, 'benchmarks.training_step')
+  assert not runs  # The user's instruction set is kept.
+  monkeypatch.delenv(tensorflow_environment.MAX_ISA_VARIABLE)
+  tensorflow_environment.run_again_with(True, 'benchmarks.training_step')
+  assert runs == [[sys.executable, '-m', 'benchmarks.training_step', '--batches=2']]
+  assert os.environ[tensorflow_environment.MAX_ISA_VARIABLE] == 'AVX512_CORE_BF16'
+
+
 # Two training steps of the Atari torso in bfloat16, in a child process that imports
 # TensorFlow with the launchers' variables and oneDNN's log of every primitive it runs.
 # On an AMX CPU, with nothing set, the convolutions run `jit:avx512_core_amx_bf16`

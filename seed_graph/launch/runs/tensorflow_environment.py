@@ -2,7 +2,9 @@
 
 `set_for_nodes(onednn)` sets `variables(onednn)` in this process, keeping a value the
 user set; the node processes it starts inherit them (under `local_mt` the nodes share this
-process's TensorFlow, which must not have been imported yet).
+process's TensorFlow, which must not have been imported yet). A benchmark that times
+TensorFlow in its own process after reading a config calls `run_again_with(onednn,
+module)`, so that it measures what the launchers' nodes run.
 
 - `TF_ENABLE_ONEDNN_OPTS`: the config's `onednn` key (TensorFlow 2.8 leaves oneDNN off
   on Linux unless it is 1).
@@ -17,6 +19,7 @@ process's TensorFlow, which must not have been imported yet).
 """
 
 import os
+import sys
 from typing import Dict
 
 MAX_ISA_VARIABLE = 'ONEDNN_MAX_CPU_ISA'
@@ -37,3 +40,14 @@ def set_for_nodes(onednn: bool) -> None:
       os.environ.setdefault(name, value)
     else:
       os.environ[name] = value
+
+
+def run_again_with(onednn: bool, module: str) -> None:
+  """Runs `python -m module` again with this process's arguments if its environment
+  lacks what `set_for_nodes(onednn)` would set (TensorFlow reads it when it loads, and a
+  config may have loaded it); returns if nothing is missing."""
+  before = dict(os.environ)
+  set_for_nodes(onednn)
+  if dict(os.environ) != before:
+    sys.stdout.flush()
+    os.execv(sys.executable, [sys.executable, '-m', module] + sys.argv[1:])
