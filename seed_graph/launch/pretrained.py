@@ -2,7 +2,7 @@ r"""Trained agents shipped with seed_graph: a run's final weights, small, to eva
 film at once.
 
   python -m seed_graph.launch.eval --pretrained=Pong [--episodes=10] [--video=films/pong]
-  python -m seed_graph.launch.pretrained --logdir=runs/atari/Pong/seed0 --name=Pong
+  python -m seed_graph.launch.pretrained --logdir=runs/atari/Pong/40M-seed0 --name=Pong
 
 The second command makes one from a run: into `seed_graph/pretrained/` (or `--folder`)
 it writes `<name>.npz`, every value of the run's newest checkpoint but the optimizer's
